@@ -1,0 +1,1 @@
+"""Amazons and Amazons with split turns: one rules kernel, two environments."""

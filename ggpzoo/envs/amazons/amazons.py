@@ -1,0 +1,113 @@
+# noqa: D212, D415
+"""
+# Amazons (`amazons_v0`)
+
+| Creation           | `make("aec", "ggpzoo/amazons-v0")` or `ggpzoo.envs.amazons_v0.env()` |
+|--------------------|----------------------------------------------------------------------|
+| Agents             | `['white', 'black']`                                                 |
+| Action space       | `Discrete(86980)`                                                    |
+| Observation        | `Box(0, 1, (10, 10, 3), int8)` plus `action_mask` `(86980,)` int8    |
+| Rule sheet         | `amazons.kif` (RULES.md, section "amazons")                          |
+
+10x10 board, four queens each. A turn moves one queen like a chess queen over empty
+cells, then fires an arrow from its new cell, again along a queen line over empty cells;
+the arrow may cross or land on the cell the queen just left. Arrows stay for good.
+
+### Observation
+From the observing agent's side (no board flip: planes use the absolute cells):
+plane 0 its own queens, plane 1 the opponent's queens, plane 2 arrows. `obs[y-1, x-1, p]`.
+
+### Actions
+The flattened `(source, destination, arrow)` triples that are geometrically possible:
+with Q(c) the cells on a queen line from c on an empty board, ascending, ids run over
+src ascending, dst ascending over Q(src), arrow ascending over Q(dst). `encode_action(
+(x1, y1), (x2, y2), (x3, y3))` and `decode_action(a)` convert with 1-based cells.
+
+### Goals, end and rewards
+The game ends as soon as either role has no queen move, whoever is to move. White's goal
+is 100 if black has no queen move, else 0; black's likewise; both 100 is a draw. Reward
+at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
+
+### Version history
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from ggpzoo.envs.amazons import kernel as K
+from ggpzoo.envs.base import GGPEnv, cell, cell_str, make_env_fn
+
+
+class _AmazonsBase(GGPEnv):
+    """What the two Amazons envs share: the kernel, the pictures and the reasons."""
+
+    kernel = K
+    piece_chars = ".WBx"
+
+    def _path_blocker(self, a: int, b: int) -> int | None:
+        """The first non-empty cell from ``a`` (exclusive) to ``b`` (inclusive), or None."""
+        ax, ay = a % K.W + 1, a // K.W + 1
+        bx, by = b % K.W + 1, b // K.W + 1
+        dx, dy = (bx > ax) - (bx < ax), (by > ay) - (by < ay)
+        x, y = ax, ay
+        while (x, y) != (bx, by):
+            x, y = x + dx, y + dy
+            if self._board[cell(x, y, K.W)] != K.EMPTY:
+                return cell(x, y, K.W)
+        return None
+
+    def _line_reason(self, what: str, a: int, b: int) -> str | None:
+        if K.QPOS[a, b] < 0:
+            return f"{what} {cell_str(a, K.W)}->{cell_str(b, K.W)} is not along a rank, file or diagonal"
+        blocker = self._path_blocker(a, b)
+        if blocker is not None:
+            return f"{what} {cell_str(a, K.W)}->{cell_str(b, K.W)} is blocked at {cell_str(blocker, K.W)}"
+        return None
+
+    def _queen_reason(self, src: int) -> str | None:
+        piece = K.WHITE + int(self._aux[K.ROLE])
+        if self._board[src] != piece:
+            return f"there is no {self.agent_selection} queen at {cell_str(src, K.W)}"
+        return None
+
+
+class raw_env(_AmazonsBase):
+    """Amazons: a whole turn (queen move and arrow) is one action."""
+
+    metadata = {"name": "amazons_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    variant = K.AMAZONS
+    num_actions = K.NUM_ACTIONS_AMAZONS
+    num_planes = 3
+
+    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
+        return tuple((int(c) % K.W + 1, int(c) // K.W + 1) for c in K.DECODE[action])
+
+    def encode_action(self, *cells: tuple[int, int]) -> int:
+        if len(cells) != 3:
+            raise ValueError(f"an amazons action names 3 cells (queen, destination, arrow), got {len(cells)}")
+        src, dst, arrow = (_checked_cell(c) for c in cells)
+        if K.BASE[src, dst] < 0 or K.QPOS[dst, arrow] < 0:
+            raise ValueError(f"{cells} is not a queen move followed by an arrow along a queen line")
+        return int(K.BASE[src, dst] + K.QPOS[dst, arrow])
+
+    def _why_illegal(self, action: int) -> str:
+        src, dst, arrow = (int(c) for c in K.DECODE[action])
+        reason = self._queen_reason(src) or self._line_reason("the queen move", src, dst)
+        if reason:
+            return reason
+        self._board[dst], self._board[src] = self._board[src], K.EMPTY
+        try:
+            reason = self._line_reason("the arrow", dst, arrow)
+        finally:
+            self._board[src], self._board[dst] = self._board[dst], K.EMPTY
+        return reason or "the game is over"
+
+
+def _checked_cell(c) -> int:
+    x, y = c
+    if not (1 <= x <= K.W and 1 <= y <= K.H):
+        raise ValueError(f"cell {c} is off the 10x10 board (x and y run 1..10)")
+    return cell(x, y, K.W)
+
+
+env = make_env_fn(raw_env)

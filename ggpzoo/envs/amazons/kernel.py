@@ -1,0 +1,283 @@
+"""Rules kernel of Amazons (``amazons.kif``) and Amazons 10x10 (``amazons_10x10.kif``).
+
+Both games share the board and start; RULES.md sections "amazons" and "amazons_split" are
+the contract. ``aux[VARIANT]`` picks the game:
+
+* ``AMAZONS`` (0): one action is a whole turn, queen move plus arrow, Discrete(86_980).
+* ``SPLIT`` (1): a turn is two actions by the same role, a move then a fire, Discrete(10_000).
+
+Board (``int8[100]``, cell ``c = (y - 1) * 10 + (x - 1)``; row y = 10 at the top)::
+
+    y=10  90 91 92 93 94 95 96 97 98 99        . . . b . . b . . .
+    y= 9  80 ...                    89         . . . . . . . . . .
+     ...                                       b . . . . . . . . b   (y = 7)
+    y= 1   0  1  2  3  4  5  6  7  8  9        . . . w . . w . . .
+          x=1                      x=10
+
+Values: ``EMPTY`` 0, ``WHITE`` 1 (white queen), ``BLACK`` 2 (black queen), ``ARROW`` 3.
+
+``aux``: ``[ROLE, VARIANT, STEP, PHASE, FIRER]``. ``PHASE`` is 0 (move) or 1 (fire, split
+only); ``FIRER`` is the cell of the queen that must fire in the fire phase, else -1.
+
+Action ids (the public contract):
+
+* amazons: let Q(c) be the cells on a queen line from c on the empty board, ascending.
+  Ids enumerate (src, dst, arrow) with src ascending, dst ascending over Q(src), arrow
+  ascending over Q(dst): ``id = BASE[src, dst] + QPOS[dst, arrow]``.
+* amazons_split: ``src * 100 + dst``; in the fire phase src is the queen that just moved
+  and dst the arrow's cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+H = W = 10
+N = H * W
+EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
+AMAZONS, SPLIT = 0, 1
+ROLE, VARIANT, STEP, PHASE, FIRER = 0, 1, 2, 3, 4
+AUX_SIZE = 5
+MAX_LEGAL = 4 * 35 * 35  # 4 queens, at most 35 cells on the queen lines of any cell
+NUM_ACTIONS_SPLIT = N * N
+
+START_WHITE = ((4, 1), (7, 1), (1, 4), (10, 4))
+START_BLACK = ((1, 7), (10, 7), (4, 10), (7, 10))
+
+# ----------------------------------------------------------------------------- tables
+# The 8 queen directions as (dx, dy).
+DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], np.int64)
+
+
+def _build_tables():
+    # RAY[c, d, k]: the k-th cell (k = 0 is the neighbour) from c in direction d; RAY_LEN[c, d].
+    ray = np.full((N, 8, 9), -1, np.int64)
+    ray_len = np.zeros((N, 8), np.int64)
+    for c in range(N):
+        x, y = c % W, c // W
+        for d, (dx, dy) in enumerate(DIRS):
+            k = 0
+            cx, cy = x + dx, y + dy
+            while 0 <= cx < W and 0 <= cy < H:
+                ray[c, d, k] = cy * W + cx
+                k += 1
+                cx += dx
+                cy += dy
+            ray_len[c, d] = k
+    # Q(c) ascending, with each entry's direction and distance (1-based) from c.
+    qlen = np.zeros(N, np.int64)
+    qcell = np.full((N, 35), -1, np.int64)
+    qdir = np.zeros((N, 35), np.int64)
+    qdist = np.zeros((N, 35), np.int64)
+    qpos = np.full((N, N), -1, np.int64)
+    for c in range(N):
+        entries = sorted(
+            (int(ray[c, d, k]), d, k + 1) for d in range(8) for k in range(ray_len[c, d])
+        )
+        qlen[c] = len(entries)
+        for i, (t, d, dist) in enumerate(entries):
+            qcell[c, i], qdir[c, i], qdist[c, i] = t, d, dist
+            qpos[c, t] = i
+    # BASE[src, dst]: first id of the triples (src, dst, *); -1 where dst is not in Q(src).
+    base = np.full((N, N), -1, np.int64)
+    nxt = 0
+    for src in range(N):
+        for i in range(qlen[src]):
+            dst = qcell[src, i]
+            base[src, dst] = nxt
+            nxt += qlen[dst]
+    # Decoding tables for amazons ids.
+    dec = np.zeros((nxt, 3), np.int64)
+    for src in range(N):
+        for i in range(qlen[src]):
+            dst = qcell[src, i]
+            b = base[src, dst]
+            dec[b : b + qlen[dst], 0] = src
+            dec[b : b + qlen[dst], 1] = dst
+            dec[b : b + qlen[dst], 2] = qcell[dst, : qlen[dst]]
+    return ray, ray_len, qlen, qcell, qdir, qdist, qpos, base, dec
+
+
+# Small dtypes keep every table under numba's 1 MB limit for constants that can be cached.
+_RAY, _RAY_LEN, _QLEN, _QCELL, _QDIR, _QDIST, _QPOS, _BASE, _DECODE = _build_tables()
+RAY, RAY_LEN, QLEN, QCELL = _RAY.astype(np.int8), _RAY_LEN.astype(np.int8), _QLEN.astype(np.int8), _QCELL.astype(np.int8)
+QDIR, QDIST, QPOS = _QDIR.astype(np.int8), _QDIST.astype(np.int8), _QPOS.astype(np.int8)
+BASE, DECODE = _BASE.astype(np.int32), _DECODE.astype(np.int8)
+NUM_ACTIONS_AMAZONS = DECODE.shape[0]  # 86_980
+
+
+# ----------------------------------------------------------------------------- state
+@njit(cache=True)
+def init(board, aux, variant):
+    board[:] = EMPTY
+    for x, y in START_WHITE:
+        board[(y - 1) * W + (x - 1)] = WHITE
+    for x, y in START_BLACK:
+        board[(y - 1) * W + (x - 1)] = BLACK
+    aux[ROLE] = 0
+    aux[VARIANT] = variant
+    aux[STEP] = 0
+    aux[PHASE] = 0
+    aux[FIRER] = -1
+
+
+@njit(cache=True)
+def _reach(board, c, lens):
+    """``lens[d]`` = how many empty cells a queen at ``c`` can slide over in direction d."""
+    for d in range(8):
+        n = 0
+        while n < RAY_LEN[c, d] and board[RAY[c, d, n]] == EMPTY:
+            n += 1
+        lens[d] = n
+
+
+@njit(cache=True)
+def _can_move(board, c):
+    """A queen at ``c`` has at least one empty neighbouring cell."""
+    for d in range(8):
+        if RAY_LEN[c, d] > 0 and board[RAY[c, d, 0]] == EMPTY:
+            return True
+    return False
+
+
+@njit(cache=True)
+def has_queen_move(board, piece):
+    for c in range(N):
+        if board[c] == piece and _can_move(board, c):
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal_actions(board, aux, out):
+    piece = WHITE + aux[ROLE]
+    n = 0
+    dlens = np.empty(8, np.int64)
+    alens = np.empty(8, np.int64)
+    if aux[VARIANT] == SPLIT and aux[PHASE] == 1:
+        src = aux[FIRER]
+        _reach(board, src, alens)
+        for i in range(QLEN[src]):
+            if QDIST[src, i] <= alens[QDIR[src, i]]:
+                out[n] = src * N + QCELL[src, i]
+                n += 1
+        return n
+    for src in range(N):
+        if board[src] != piece:
+            continue
+        _reach(board, src, dlens)
+        if aux[VARIANT] == SPLIT:
+            for i in range(QLEN[src]):
+                if QDIST[src, i] <= dlens[QDIR[src, i]]:
+                    out[n] = src * N + QCELL[src, i]
+                    n += 1
+            continue
+        board[src] = EMPTY  # the arrow may cross or land on the vacated origin
+        for i in range(QLEN[src]):
+            if QDIST[src, i] > dlens[QDIR[src, i]]:
+                continue
+            dst = QCELL[src, i]
+            _reach(board, dst, alens)
+            b = BASE[src, dst]
+            for j in range(QLEN[dst]):
+                if QDIST[dst, j] <= alens[QDIR[dst, j]]:
+                    out[n] = b + j
+                    n += 1
+        board[src] = piece
+    return n
+
+
+# ----------------------------------------------------------------------------- apply
+@njit(cache=True)
+def apply(board, aux, action):
+    piece = WHITE + aux[ROLE]
+    aux[STEP] += 1
+    if aux[VARIANT] == AMAZONS:
+        src, dst, arrow = DECODE[action, 0], DECODE[action, 1], DECODE[action, 2]
+        board[src] = EMPTY
+        board[dst] = piece
+        board[arrow] = ARROW
+        aux[ROLE] = 1 - aux[ROLE]
+        return
+    src, dst = action // N, action % N
+    if aux[PHASE] == 0:
+        board[src] = EMPTY
+        board[dst] = piece
+        aux[PHASE] = 1
+        aux[FIRER] = dst
+    else:
+        board[dst] = ARROW
+        aux[PHASE] = 0
+        aux[FIRER] = -1
+        aux[ROLE] = 1 - aux[ROLE]
+
+
+# ----------------------------------------------------------------------------- terminal and goals
+@njit(cache=True)
+def is_terminal(board, aux):
+    if aux[VARIANT] == AMAZONS:
+        return not has_queen_move(board, WHITE) or not has_queen_move(board, BLACK)
+    if aux[PHASE] == 1:
+        return not _can_move(board, aux[FIRER])
+    return not has_queen_move(board, WHITE + aux[ROLE])
+
+
+@njit(cache=True)
+def goals(board, aux):
+    if aux[VARIANT] == AMAZONS:
+        white = 0 if has_queen_move(board, BLACK) else 100
+        black = 0 if has_queen_move(board, WHITE) else 100
+        return white, black
+    if aux[ROLE] == 0:
+        return 0, 100
+    return 100, 0
+
+
+# ----------------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(board, aux, role, out):
+    """Planes: own queens, opponent queens, arrows; split adds the fire phase and the firer."""
+    own = WHITE + role
+    opp = BLACK - role
+    planes = out.shape[2]
+    out[:] = 0
+    for c in range(N):
+        y, x = c // W, c % W
+        v = board[c]
+        if v == own:
+            out[y, x, 0] = 1
+        elif v == opp:
+            out[y, x, 1] = 1
+        elif v == ARROW:
+            out[y, x, 2] = 1
+    if planes > 3 and aux[PHASE] == 1:
+        out[:, :, 3] = 1
+        f = aux[FIRER]
+        out[f // W, f % W, 4] = 1
+
+
+def new_state(variant: int = AMAZONS) -> tuple[np.ndarray, np.ndarray]:
+    """A fresh ``(board, aux)`` at the start position."""
+    board = np.zeros(N, np.int8)
+    aux = np.zeros(AUX_SIZE, np.int32)
+    init(board, aux, variant)
+    return board, aux
+
+
+def from_string(rows: str, variant: int = AMAZONS, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A state from a drawing: 10 rows, y = 10 first, of ``.`` empty, ``W``/``B`` queens, ``x`` arrows.
+
+    Spaces are ignored. For a split fire phase, set ``aux[PHASE]`` and ``aux[FIRER]`` after.
+    """
+    lines = [ln.replace(" ", "") for ln in rows.strip().splitlines()]
+    if len(lines) != H or any(len(ln) != W for ln in lines):
+        raise ValueError(f"need {H} rows of {W} cells, got {[len(ln) for ln in lines]}")
+    board, aux = new_state(variant)
+    for i, ln in enumerate(lines):
+        y = H - 1 - i
+        for x, ch in enumerate(ln):
+            board[y * W + x] = ".WBx".index(ch)
+    aux[ROLE] = role
+    return board, aux

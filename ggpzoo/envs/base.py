@@ -1,0 +1,294 @@
+"""The AEC base class every ggpzoo game subclasses, and the rules-kernel protocol.
+
+A game is two pieces:
+
+1. A **rules kernel** (``ggpzoo/envs/<family>/kernel.py``): pure numba functions over a
+   state of two plain numpy arrays, knowing nothing of PettingZoo.
+
+   ``board``
+       ``int8[H * W]``, one entry per cell ``c = (y - 1) * W + (x - 1)``; the kernel
+       documents what the values mean.
+   ``aux``
+       ``int32[AUX_SIZE]``: ``aux[ROLE]`` is the role in control (0 white, 1 black),
+       ``aux[VARIANT]`` selects the game of the family, ``aux[STEP]`` counts the actions
+       applied since the start; later slots are the kernel's own (phase, capture counts…).
+
+   Every kernel module defines ``H``, ``W``, ``AUX_SIZE``, ``MAX_LEGAL`` (an upper bound on
+   the number of legal actions in any state) and these ``@njit(cache=True)`` functions:
+
+   ``init(board, aux, variant)``
+       writes the start position into the arrays.
+   ``legal_actions(board, aux, out) -> n``
+       writes the legal action ids of the role in control, ascending, into ``out[:n]``.
+   ``apply(board, aux, action)``
+       plays a legal action in place (it does not check legality).
+   ``is_terminal(board, aux) -> bool``
+       the whole terminal test, including RULES.md "Common": a role in control with no
+       legal action ends the game.
+   ``goals(board, aux) -> (white, black)``
+       the GGP goal values, 0..100, of the current state.
+   ``observe(board, aux, role, out)``
+       fills ``out`` (``int8[H, W, C]``) with the observation planes from ``role``'s side.
+
+   The functions update arrays in place and read nothing but their arguments and constant
+   tables, so a caller copies ``board`` and ``aux`` to keep a state (search, batching).
+
+2. A thin **env class** (``ggpzoo/envs/<family>/<game>.py``) that subclasses
+   :class:`GGPEnv` and gives its kernel, variant, action count, observation shape and the
+   human-facing pieces: action encoding in 1-based ``(x, y)`` cells and the reason an
+   action is illegal.
+
+:class:`GGPEnv` does everything the games share: spaces, reset, dead steps, legality
+checks with a clear ``ValueError``, rewards from goals at the end, goals in ``infos``,
+the opt-in ``max_steps`` truncation, and the text rendering.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+__all__ = ["ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "make_env_fn", "cell", "xy", "cell_str"]
+
+# Slots of ``aux`` shared by every kernel.
+ROLE = 0
+VARIANT = 1
+STEP = 2
+
+AGENTS = ("white", "black")
+
+
+def cell(x: int, y: int, width: int) -> int:
+    """Return the cell index of 1-based column ``x`` and row ``y``."""
+    return (y - 1) * width + (x - 1)
+
+
+def xy(c: int, width: int) -> tuple[int, int]:
+    """Return the 1-based ``(x, y)`` of cell index ``c``."""
+    return c % width + 1, c // width + 1
+
+
+def cell_str(c: int, width: int) -> str:
+    """Cell index ``c`` as ``"(x,y)"``, 1-based, the form every message uses."""
+    x, y = xy(c, width)
+    return f"({x},{y})"
+
+
+class GGPEnv(AECEnv, EzPickle):
+    """AEC environment over a ggpzoo rules kernel.
+
+    Subclasses set the class attributes ``kernel``, ``variant``, ``num_actions``,
+    ``num_planes``, ``metadata`` and ``piece_chars``, and implement :meth:`decode_action`,
+    :meth:`encode_action` and :meth:`_why_illegal`.
+
+    Args:
+        render_mode: ``None`` or ``"ansi"``.
+        max_steps: if given, a game still running after this many actions ends by
+            truncation (not termination). ``None`` (the default) plays the rules as written.
+    """
+
+    kernel: Any
+    variant: int = 0
+    num_actions: int
+    num_planes: int
+    piece_chars: str  # one character per board value, e.g. ".WBx"
+    file_names: str | None = None  # column labels for rendering; numbers when None
+
+    def __init__(self, render_mode: str | None = None, max_steps: int | None = None):
+        EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+        ):
+            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        self.render_mode = render_mode
+        self.max_steps = None if max_steps is None else int(max_steps)
+
+        k = self.kernel
+        self.possible_agents = list(AGENTS)
+        self.agents = self.possible_agents[:]
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (k.H, k.W, self.num_planes), np.int8),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        # One space object per agent, returned by every call (PettingZoo's api_test checks).
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+
+        self._board = np.zeros(k.H * k.W, np.int8)
+        self._aux = np.zeros(k.AUX_SIZE, np.int32)
+        self._legal = np.zeros(k.MAX_LEGAL, np.int32)
+        self._n_legal = 0
+        self._mask = np.zeros(self.num_actions, np.int8)  # kept equal to the legal list
+        self._over = True  # no game until reset()
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ game flow
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. The games have no chance moves: ``seed`` changes nothing."""
+        self.kernel.init(self._board, self._aux, self.variant)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._mask[self._legal[: self._n_legal]] = 0
+        self._n_legal = 0
+        self._after_change()
+        self._accumulate_rewards()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if not self.agents:
+            raise RuntimeError("step() called after the game ended and every agent was removed; call reset()")
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)  # PettingZoo: only None is accepted here
+        a = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.kernel.apply(self._board, self._aux, a)
+        self._after_change()
+        self._accumulate_rewards()
+
+    def _after_change(self) -> None:
+        """Refresh the legal list, mask, goals, rewards and flags from the kernel state."""
+        k, board, aux = self.kernel, self._board, self._aux
+        old = self._legal[: self._n_legal]
+        self._mask[old] = 0
+        self._over = bool(k.is_terminal(board, aux))
+        if self._over:
+            self._n_legal = 0
+        else:
+            self._n_legal = k.legal_actions(board, aux, self._legal)
+            self._mask[self._legal[: self._n_legal]] = 1
+        gw, gb = k.goals(board, aux)
+        white, black = self.possible_agents
+        self.infos = {white: self._info(0, gw), black: self._info(1, gb)}
+        self.agent_selection = self.possible_agents[aux[ROLE]]
+        if self._over:
+            r = float((gw > gb) - (gw < gb))
+            self.rewards = {white: r, black: -r}
+            self.terminations = {white: True, black: True}
+        else:
+            self.rewards = {white: 0.0, black: 0.0}
+            if self.max_steps is not None and aux[STEP] >= self.max_steps:
+                self.truncations = {white: True, black: True}
+                self._mask[self._legal[: self._n_legal]] = 0
+                self._n_legal = 0
+
+    def _info(self, role: int, goal: int) -> dict:
+        """The ``infos`` entry of ``role``; subclasses may add keys."""
+        return {"goal": int(goal)}
+
+    # ------------------------------------------------------------------ observations
+    def observe(self, agent):
+        role = self.possible_agents.index(agent)
+        k = self.kernel
+        obs = np.empty((k.H, k.W, self.num_planes), np.int8)
+        k.observe(self._board, self._aux, role, obs)
+        if agent == self.agent_selection and self._n_legal and not self.terminations.get(agent, True):
+            mask = self._mask.copy()
+        else:
+            mask = np.zeros(self.num_actions, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def legal_actions(self) -> np.ndarray:
+        """The legal action ids of ``agent_selection``, ascending (empty once the game is over)."""
+        return self._legal[: self._n_legal].copy()
+
+    # ------------------------------------------------------------------ actions
+    def _check_action(self, action) -> int:
+        """Return ``action`` as an int if it is legal now, else raise a ValueError saying why."""
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an integer action id, got the bool {action!r}")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(
+                f"action must be an integer action id in [0, {self.num_actions}), "
+                f"got {action!r} of type {type(action).__name__}"
+            ) from None
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} is out of range: action ids are 0..{self.num_actions - 1}")
+        if not self._mask[a]:
+            agent = self.agent_selection
+            raise ValueError(
+                f"action {a} = {self.action_to_string(a)} is illegal for {agent}: {self._why_illegal(a)}"
+            )
+        return a
+
+    def action_to_string(self, action: int) -> str:
+        """``action`` as its 1-based cells, e.g. ``(4,1)->(4,5)/(4,1)``."""
+        cells = self.decode_action(action)
+        return "->".join(f"({x},{y})" for x, y in cells[:2]) + "".join(f"/({x},{y})" for x, y in cells[2:])
+
+    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
+        """Return the 1-based ``(x, y)`` cells that action id ``action`` names."""
+        raise NotImplementedError
+
+    def encode_action(self, *cells: tuple[int, int]) -> int:
+        """Return the action id of the given 1-based ``(x, y)`` cells."""
+        raise NotImplementedError
+
+    def _why_illegal(self, action: int) -> str:
+        """A short reason why the in-range ``action`` is not legal in the current state."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ state and rendering
+    def get_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """A copy of the kernel state ``(board, aux)``."""
+        return self._board.copy(), self._aux.copy()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        return self.board_string()
+
+    def board_string(self) -> str:
+        """The board as text, row ``H`` at the top, with 1-based coordinates."""
+        k = self.kernel
+        labels = self.file_names or [str(x) for x in range(1, k.W + 1)]
+        rows = []
+        for y in range(k.H, 0, -1):
+            cells = self._board[(y - 1) * k.W : y * k.W]
+            rows.append(f"{y:2d} " + "".join(f"{self.piece_chars[v]:>3}" for v in cells))
+        rows.append("   " + "".join(f"{label:>3}" for label in labels))
+        return "\n".join(rows)
+
+    def close(self) -> None:
+        pass
+
+
+def make_env_fn(raw_env_cls):
+    """Return the PettingZoo-classic ``env()`` factory for ``raw_env_cls``."""
+
+    def env(**kwargs):
+        e = raw_env_cls(**kwargs)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+        e = wrappers.OrderEnforcingWrapper(e)
+        return e
+
+    env.__doc__ = f"The wrapped {raw_env_cls.metadata['name']} environment (PettingZoo classic wrappers)."
+    return env
