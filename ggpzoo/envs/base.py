@@ -84,7 +84,8 @@ class GGPEnv(AECEnv, EzPickle):
     """AEC environment over a ggpzoo rules kernel.
 
     Subclasses set the class attributes ``kernel``, ``variant``, ``num_actions``,
-    ``num_planes``, ``metadata`` and ``piece_chars``, and implement :meth:`decode_action`,
+    ``num_planes``, ``metadata`` and ``piece_chars`` (and ``obs_dtype``/``obs_high`` when
+    the planes are not 0/1 int8), may extend :meth:`_info`, and implement :meth:`decode_action`,
     :meth:`encode_action` and :meth:`_why_illegal`.
 
     Args:
@@ -97,6 +98,8 @@ class GGPEnv(AECEnv, EzPickle):
     variant: int = 0
     num_actions: int
     num_planes: int
+    obs_dtype = np.int8  # dtype of the observation planes (the mask is always int8)
+    obs_high = 1  # upper bound of the observation planes
     piece_chars: str  # one character per board value, e.g. ".WBx"
     file_names: str | None = None  # column labels for rendering; numbers when None
 
@@ -120,7 +123,7 @@ class GGPEnv(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, (k.H, k.W, self.num_planes), np.int8),
+                "observation": spaces.Box(0, self.obs_high, (k.H, k.W, self.num_planes), self.obs_dtype),
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
             }
         )
@@ -202,7 +205,7 @@ class GGPEnv(AECEnv, EzPickle):
     def observe(self, agent):
         role = self.possible_agents.index(agent)
         k = self.kernel
-        obs = np.empty((k.H, k.W, self.num_planes), np.int8)
+        obs = np.empty((k.H, k.W, self.num_planes), self.obs_dtype)
         k.observe(self._board, self._aux, role, obs)
         if agent == self.agent_selection and self._n_legal and not self.terminations.get(agent, True):
             mask = self._mask.copy()
