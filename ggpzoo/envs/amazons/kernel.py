@@ -100,10 +100,12 @@ def _build_tables():
 
 
 # Small dtypes keep every table under numba's 1 MB limit for constants that can be cached.
+# Tables that enter arithmetic are int32: with NUMBA_DISABLE_JIT=1, numpy keeps
+# ``int + int8`` as int8 (NEP 50) where numba would widen it.
 _RAY, _RAY_LEN, _QLEN, _QCELL, _QDIR, _QDIST, _QPOS, _BASE, _DECODE = _build_tables()
-RAY, RAY_LEN, QLEN, QCELL = _RAY.astype(np.int8), _RAY_LEN.astype(np.int8), _QLEN.astype(np.int8), _QCELL.astype(np.int8)
+RAY, RAY_LEN, QLEN = _RAY.astype(np.int8), _RAY_LEN.astype(np.int8), _QLEN.astype(np.int8)
 QDIR, QDIST, QPOS = _QDIR.astype(np.int8), _QDIST.astype(np.int8), _QPOS.astype(np.int8)
-BASE, DECODE = _BASE.astype(np.int32), _DECODE.astype(np.int8)
+QCELL, BASE, DECODE = _QCELL.astype(np.int32), _BASE.astype(np.int32), _DECODE.astype(np.int8)
 NUM_ACTIONS_AMAZONS = DECODE.shape[0]  # 86_980
 
 
