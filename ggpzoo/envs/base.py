@@ -28,7 +28,8 @@ A game is two pieces:
    ``goals(board, aux) -> (white, black)``
        the GGP goal values, 0..100, of the current state.
    ``observe(board, aux, role, out)``
-       fills ``out`` (``int8[H, W, C]``) with the observation planes from ``role``'s side.
+       fills ``out`` (``[H, W, C]`` of the env's ``obs_dtype``, int8 unless the env says
+       otherwise) with the observation planes from ``role``'s side.
 
    The functions update arrays in place and read nothing but their arguments and constant
    tables, so a caller copies ``board`` and ``aux`` to keep a state (search, batching).
@@ -215,6 +216,7 @@ class GGPEnv(AECEnv, EzPickle):
             self._n_legal = k.legal_actions(board, aux, self._legal)
             _set_mask(self._mask, self._legal, self._n_legal, 1)
         gw, gb = k.goals(board, aux)
+        gw, gb = int(gw), int(gb)  # plain ints also under NUMBA_DISABLE_JIT=1
         white, black = self.possible_agents
         self.infos = {white: self._info(0, gw), black: self._info(1, gb)}
         self.agent_selection = self.possible_agents[aux[ROLE]]
@@ -231,7 +233,7 @@ class GGPEnv(AECEnv, EzPickle):
 
     def _info(self, role: int, goal: int) -> dict:
         """The ``infos`` entry of ``role``; subclasses may add keys."""
-        return {"goal": int(goal)}
+        return {"goal": goal}
 
     # ------------------------------------------------------------------ observations
     def observe(self, agent):
