@@ -1,0 +1,1 @@
+"""Mad Bishops: its rules kernel and its environment."""

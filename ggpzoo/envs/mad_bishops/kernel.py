@@ -1,0 +1,275 @@
+"""Rules kernel of Mad Bishops (``madBishops.kif``; game by Mark Steere).
+
+RULES.md sections "Common" and "mad_bishops" are the contract.
+
+Board (``int8[100]``, cell ``c = (y - 1) * 10 + (x - 1)``; row y = 10 at the top; files
+a..j are x = 1..10)::
+
+    y=10  90 91 92 93 94 95 96 97 98 99        . B . B . B . B . B
+    y= 9  80 81 ...                 89         W . W . W . W . W .
+     ...                                       ...
+    y= 2  10 11 ...                 19         . B . B . B . B . B
+    y= 1   0  1  2  3  4  5  6  7  8  9        W . W . W . W . W .
+          x=1 (a)                  x=10 (j)
+
+Values: ``EMPTY`` 0, ``WHITE`` 1, ``BLACK`` 2. White starts on the 25 cells with x and y
+odd, black on the 25 with x and y even. Pieces move along diagonals only, so every piece
+stays on the cells where x + y is even for the whole game.
+
+``aux``: ``[ROLE, VARIANT, STEP]``; ``VARIANT`` is always 0 (one game in the family).
+
+Action ids (the public contract): ``src * 100 + dst``, the cells of the piece and of
+its destination. Discrete(10_000); ids that are not diagonal moves are never legal.
+
+Legality, on the board before the move (RULES.md): a piece *threatens an opposing piece*
+when that piece is the first occupied cell along one of its four diagonals, and *threatens
+an empty cell* on one of its diagonals when every cell in between is empty. A move is a
+capture of a threatened opposing piece, or, for a piece that threatens no opposing piece,
+a step to an empty cell it threatens that some opposing piece threatens too.
+
+When the game can get stuck. Call the cells with x + y even and those with x + y odd the
+two colour classes; each diagonal line lies in one class. Theorem: the role in control
+has a legal action if and only if some colour class holds pieces of both roles. So in
+play from the start (everything on x + y even) the game never gets stuck: it ends exactly
+when a role has lost its last piece. The "Common" stuck rule only fires in positions
+built by hand, e.g. with the two roles on different colour classes. :func:`is_terminal`
+uses the theorem; the tests check it against the move generator on random positions.
+
+Proof. Both roles have a legal action when there is an *interaction*: (a) a white and a
+black piece consecutive along a diagonal line (no piece between), which threaten each
+other, so both roles can capture; or (b) an empty cell threatened by a white piece and by
+a black piece, each of which can capture or else step there. Give a cell its diagonal
+``k = x - y`` and anti-diagonal ``s = x + y``; lines ``k`` and ``s`` of the same parity
+cross on the board iff ``|k| <= m(s) = min(s - 2, 20 - s)``. Take a white piece at
+(k, s) and a black one at (k', s') in one colour class, and suppose line k crosses line
+s' at a cell e. If e holds a piece, one of the two lines holds pieces of both roles, so
+two consecutive ones differ: (a). If e is empty, the first piece from e towards the white
+piece along k is white, which threatens e, or black, and then (a) holds along k; likewise
+along s' for black; so (a) or (b). Hence with no interaction line k misses line s' and
+line k' misses line s: ``m(s') < |k| <= m(s)`` and ``m(s) < |k'| <= m(s')`` (the
+right-hand bounds say the pieces are on the board), a contradiction. Conversely, pieces on
+different colour classes never see each other or a common cell, so the role in control
+has no capture and no cell to step to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+H = W = 10
+N = H * W
+EMPTY, WHITE, BLACK = 0, 1, 2
+ROLE, VARIANT, STEP = 0, 1, 2
+AUX_SIZE = 3
+MAX_DIAG = 17  # most cells on the diagonals of one cell (e.g. (5,5): 9 + 8)
+# A destination is reached from at most one source per diagonal direction (the first
+# piece that way from it), so no state of any board has more than 4 * 100 legal actions.
+MAX_LEGAL = 4 * N
+NUM_ACTIONS = N * N
+
+# ----------------------------------------------------------------------------- tables
+# The 4 diagonal directions as (dx, dy).
+DIRS = np.array([(1, 1), (-1, -1), (1, -1), (-1, 1)], np.int64)
+
+
+def _build_tables():
+    # RAY[c, d, k]: the k-th cell (k = 0 the neighbour) from c in direction d; RAY_LEN[c, d].
+    ray = np.full((N, 4, 9), -1, np.int64)
+    ray_len = np.zeros((N, 4), np.int64)
+    for c in range(N):
+        x, y = c % W, c // W
+        for d, (dx, dy) in enumerate(DIRS):
+            k = 0
+            cx, cy = x + dx, y + dy
+            while 0 <= cx < W and 0 <= cy < H:
+                ray[c, d, k] = cy * W + cx
+                k += 1
+                cx += dx
+                cy += dy
+            ray_len[c, d] = k
+    # D(c): the cells on c's diagonals, ascending, with direction and distance (1-based).
+    dlen = np.zeros(N, np.int64)
+    dcell = np.full((N, MAX_DIAG), -1, np.int64)
+    ddir = np.zeros((N, MAX_DIAG), np.int64)
+    ddist = np.zeros((N, MAX_DIAG), np.int64)
+    for c in range(N):
+        entries = sorted((int(ray[c, d, k]), d, k + 1) for d in range(4) for k in range(ray_len[c, d]))
+        dlen[c] = len(entries)
+        for i, (t, d, dist) in enumerate(entries):
+            dcell[c, i], ddir[c, i], ddist[c, i] = t, d, dist
+    return ray, ray_len, dlen, dcell, ddir, ddist
+
+
+_tables = _build_tables()
+RAY, RAY_LEN, DLEN, DCELL, DDIR, DDIST = (t.astype(np.int8) for t in _tables)
+del _tables
+
+
+# ----------------------------------------------------------------------------- state
+@njit(cache=True)
+def init(board, aux, variant):
+    for c in range(N):
+        x, y = c % W, c // W  # 0-based: 1-based odd is 0-based even
+        if x % 2 == 0 and y % 2 == 0:
+            board[c] = WHITE
+        elif x % 2 == 1 and y % 2 == 1:
+            board[c] = BLACK
+        else:
+            board[c] = EMPTY
+    aux[ROLE] = 0
+    aux[VARIANT] = variant
+    aux[STEP] = 0
+
+
+# ----------------------------------------------------------------------------- threats
+@njit(cache=True)
+def _threat_mask(board, piece):
+    """The empty cells some piece of value ``piece`` threatens, as a 100-bit mask (lo, hi)."""
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(N):
+        if board[c] != piece:
+            continue
+        for d in range(4):
+            for k in range(RAY_LEN[c, d]):
+                t = RAY[c, d, k]
+                if board[t] != EMPTY:
+                    break
+                if t < 64:
+                    lo |= one << np.uint64(t)
+                else:
+                    hi |= one << np.uint64(t - 64)
+    return lo, hi
+
+
+@njit(cache=True)
+def _in_mask(lo, hi, t):
+    if t < 64:
+        return (lo >> np.uint64(t)) & np.uint64(1) != 0
+    return (hi >> np.uint64(t - 64)) & np.uint64(1) != 0
+
+
+# ----------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal_actions(board, aux, out):
+    own = WHITE + aux[ROLE]
+    opp = BLACK - aux[ROLE]
+    n = 0
+    reach = np.empty(4, np.int64)  # empty cells a piece sees in each direction
+    have_threats = False
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    for src in range(N):
+        if board[src] != own:
+            continue
+        captures = False
+        for d in range(4):
+            k = 0
+            length = RAY_LEN[src, d]
+            while k < length and board[RAY[src, d, k]] == EMPTY:
+                k += 1
+            reach[d] = k
+            if k < length and board[RAY[src, d, k]] == opp:
+                captures = True
+        base = np.int64(src * N)  # int64: base + an int8 cell must not wrap (NUMBA_DISABLE_JIT)
+        if captures:  # only captures: the first cell past the empty run, when it is opposing
+            for i in range(DLEN[src]):
+                dst = DCELL[src, i]
+                if DDIST[src, i] == reach[DDIR[src, i]] + 1 and board[dst] == opp:
+                    out[n] = base + dst
+                    n += 1
+        else:  # steps to empty cells it sees that an opposing piece threatens
+            if not have_threats:
+                lo, hi = _threat_mask(board, opp)
+                have_threats = True
+            for i in range(DLEN[src]):
+                dst = DCELL[src, i]
+                if DDIST[src, i] <= reach[DDIR[src, i]] and _in_mask(lo, hi, dst):
+                    out[n] = base + dst
+                    n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- apply
+@njit(cache=True)
+def apply(board, aux, action):
+    src, dst = action // N, action % N
+    board[dst] = board[src]  # a piece on dst is captured
+    board[src] = EMPTY
+    aux[ROLE] = 1 - aux[ROLE]
+    aux[STEP] += 1
+
+
+# ----------------------------------------------------------------------------- terminal and goals
+@njit(cache=True)
+def is_terminal(board, aux):
+    """A role has no piece, or the role in control has no legal action.
+
+    By the theorem in the module docstring, the second happens exactly when no colour
+    class (x + y even, x + y odd) holds pieces of both roles; that test also covers the
+    first.
+    """
+    seen = 0  # bit (2 * parity + role): a piece of role on that colour class
+    for c in range(N):
+        v = board[c]
+        if v != EMPTY:
+            seen |= 1 << (2 * ((c // W + c % W) & 1) + v - 1)
+    return (seen & 3) != 3 and (seen & 12) != 12
+
+
+@njit(cache=True)
+def goals(board, aux):
+    white = 0
+    black = 0
+    for c in range(N):
+        if board[c] == WHITE:
+            white = 100
+        elif board[c] == BLACK:
+            black = 100
+        if white and black:
+            break
+    return white, black
+
+
+# ----------------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(board, aux, role, out):
+    """Planes: own pieces, opponent pieces, all ones when ``role`` is in control."""
+    own = WHITE + role
+    opp = BLACK - role
+    turn = 1 if aux[ROLE] == role else 0
+    for c in range(N):
+        y, x = c // W, c % W
+        v = board[c]
+        out[y, x, 0] = 1 if v == own else 0
+        out[y, x, 1] = 1 if v == opp else 0
+        out[y, x, 2] = turn
+
+
+def new_state() -> tuple[np.ndarray, np.ndarray]:
+    """A fresh ``(board, aux)`` at the start position."""
+    board = np.zeros(N, np.int8)
+    aux = np.zeros(AUX_SIZE, np.int32)
+    init(board, aux, 0)
+    return board, aux
+
+
+def from_string(rows: str, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A state from a drawing: 10 rows, y = 10 first, of ``.`` empty, ``W`` white, ``B`` black.
+
+    Spaces are ignored; ``role`` is the role in control (0 white, 1 black).
+    """
+    lines = [ln.replace(" ", "") for ln in rows.strip().splitlines()]
+    if len(lines) != H or any(len(ln) != W for ln in lines):
+        raise ValueError(f"need {H} rows of {W} cells, got {[len(ln) for ln in lines]}")
+    board, aux = new_state()
+    for i, ln in enumerate(lines):
+        y = H - 1 - i
+        for x, ch in enumerate(ln):
+            if ch not in ".WB":
+                raise ValueError(f"unknown cell {ch!r} at ({x + 1},{y + 1}); use '.', 'W' or 'B'")
+            board[y * W + x] = ".WB".index(ch)
+    aux[ROLE] = role
+    return board, aux

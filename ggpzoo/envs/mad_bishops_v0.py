@@ -1,0 +1,5 @@
+"""Mad Bishops: see :mod:`ggpzoo.envs.mad_bishops.mad_bishops`."""
+
+from ggpzoo.envs.mad_bishops.mad_bishops import env, raw_env
+
+__all__ = ["env", "raw_env"]
