@@ -9,6 +9,9 @@ import importlib
 ENVS = {
     "amazons_v0": "ggpzoo.envs.amazons_v0",
     "amazons_split_v0": "ggpzoo.envs.amazons_split_v0",
+    "skirmish_v0": "ggpzoo.envs.skirmish_v0",
+    "skirmish_endgame_v0": "ggpzoo.envs.skirmish_endgame_v0",
+    "mad_bishops_v0": "ggpzoo.envs.mad_bishops_v0",
 }
 
 

@@ -1,0 +1,168 @@
+# noqa: D212, D415
+"""
+# Skirmish with holes (`skirmish_v0`)
+
+| Creation           | `make("aec", "ggpzoo/skirmish-v0")` or `ggpzoo.envs.skirmish_v0.env()` |
+|--------------------|------------------------------------------------------------------------|
+| Agents             | `['white', 'black']`                                                   |
+| Action space       | `Discrete(4096)`, `a = src * 64 + dst`                                 |
+| Observation        | `Box(0, 1, (8, 8, 17), float32)` plus `action_mask` `(4096,)` int8     |
+| Rule sheet         | `skirmishHoles.kif` (RULES.md, section "skirmish")                     |
+
+Chess pieces from the chess array on an 8x8 board with four holes, (3,3), (6,3), (3,6) and
+(6,6), that nothing may stand on or slide across (knights jump over them). There is no
+check, checkmate, castling or en passant: the king is an ordinary piece and may be
+captured, and the game goes on. A pawn steps one cell forward onto an empty cell, two
+from its home rank when both cells are empty, captures one cell diagonally forward, and
+becomes a queen on the far rank. The aim is to capture: each role scores from its own
+capture count.
+
+### Observation
+`obs[y-1, x-1, p]`, absolute cells (no board flip), own/opponent from the observing
+agent's side. Planes 0-5: its own pawns, knights, bishops, rooks, queens, king; 6-11: the
+opponent's, same order; 12: holes; 13: actions played / 99 (1.0 at the step limit); 14:
+its own capture count / 16; 15: the opponent's / 16; 16: all ones when the observer is
+black (its pawns move down the board), zeros for white. Every value lies in [0, 1], and
+the planes hold the whole state: the observation is Markov.
+
+### Actions
+`a = src * 64 + dst` with cells `c = (y - 1) * 8 + (x - 1)`. Promotion is always to a
+queen, so there is no promotion choice. `encode_action((x1, y1), (x2, y2))` and
+`decode_action(a)` convert with 1-based cells; an illegal action raises a `ValueError` in
+`raw_env` saying why (a hole, a blocked path, not a knight move...).
+
+### Goals, end and rewards
+Each role's goal, in every state, comes from its own capture count: 0, 6, 12, ..., 72 for
+0..12 captures, then 79, 86, 93, 100 for 13..16. `infos[agent]` holds `"goal"` and
+`"captures"`. The game ends when a role has no pieces; when a role (either one) has no
+move under the rule sheet's test, which also counts moves that land on a hole; when the
+role to act has no legal action (RULES.md "Common"); or at step 100, i.e. after 99 actions.
+Reward at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
+
+### Version history
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ggpzoo.envs.base import AGENTS, GGPEnv, cell, cell_str, make_env_fn, xy
+from ggpzoo.envs.skirmish import kernel as K
+
+PIECE_NAMES = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
+
+
+class _SkirmishBase(GGPEnv):
+    """What the two Skirmish envs share: the kernel, spaces, encoding, reasons and infos."""
+
+    kernel = K
+    num_actions = K.NUM_ACTIONS
+    num_planes = K.NUM_PLANES
+    obs_dtype = np.float32
+    obs_high = 1
+    piece_chars = K.PIECE_CHARS
+
+    def _info(self, role: int, goal: int) -> dict:
+        return {"goal": int(goal), "captures": int(self._aux[K.WHITE_CAPTURES + role])}
+
+    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
+        return xy(action // K.N, K.W), xy(action % K.N, K.W)
+
+    def encode_action(self, *cells: tuple[int, int]) -> int:
+        if len(cells) != 2:
+            raise ValueError(f"a skirmish action names 2 cells (from, to), got {len(cells)}")
+        src, dst = (_checked_cell(c) for c in cells)
+        return src * K.N + dst
+
+    def _what(self, v: int) -> str:
+        """``"a hole"``, ``"the black knight"``... for the board value ``v``."""
+        if v == K.HOLE:
+            return "a hole"
+        return f"the {AGENTS[K.COLOR[v]]} {PIECE_NAMES[K.TYPE[v]]}"
+
+    def _blocker(self, src: int, dst: int) -> int | None:
+        """The first non-empty cell strictly between ``src`` and ``dst`` on a line, or None."""
+        (x1, y1), (x2, y2) = xy(src, K.W), xy(dst, K.W)
+        dx, dy = (x2 > x1) - (x2 < x1), (y2 > y1) - (y2 < y1)
+        x, y = x1 + dx, y1 + dy
+        while (x, y) != (x2, y2):
+            if self._board[cell(x, y, K.W)] != K.EMPTY:
+                return cell(x, y, K.W)
+            x, y = x + dx, y + dy
+        return None
+
+    def _why_illegal(self, action: int) -> str:
+        src, dst = divmod(int(action), K.N)
+        role = int(self._aux[K.ROLE])
+        me = AGENTS[role]
+        v, w = int(self._board[src]), int(self._board[dst])
+        s, d = cell_str(src, K.W), cell_str(dst, K.W)
+        if v == K.EMPTY:
+            return f"there is no piece at {s}"
+        if v == K.HOLE:
+            return f"{s} is a hole: there is no piece there"
+        if K.COLOR[v] != role:
+            return f"{s} holds {self._what(v)}, not a {me} piece"
+        t = int(K.TYPE[v])
+        name = PIECE_NAMES[t]
+        if src == dst:
+            return f"the {name} at {s} must move to another cell"
+        if w == K.HOLE:
+            return f"{d} is a hole: nothing may stand on it"
+        if K.COLOR[w] == role:
+            return f"{d} holds {me}'s own {PIECE_NAMES[K.TYPE[w]]}"
+        (x1, y1), (x2, y2) = xy(src, K.W), xy(dst, K.W)
+        dx, dy = x2 - x1, y2 - y1
+        if t == K.PAWN:
+            return self._why_pawn(role, src, dst, dx, dy, w)
+        if t == K.KNIGHT:
+            valid = sorted((abs(dx), abs(dy))) == [1, 2]
+        elif t == K.KING:
+            valid = max(abs(dx), abs(dy)) == 1
+        else:
+            straight, diagonal = dx == 0 or dy == 0, abs(dx) == abs(dy)
+            valid = {K.BISHOP: diagonal, K.ROOK: straight, K.QUEEN: straight or diagonal}[t]
+        if not valid:
+            return f"{s}->{d} is not a valid {name} move"
+        if t in (K.BISHOP, K.ROOK, K.QUEEN):
+            b = self._blocker(src, dst)
+            if b is not None:
+                return f"the {name}'s path is blocked at {cell_str(b, K.W)} by {self._what(int(self._board[b]))}"
+        return "the game is over"  # not reached while the game runs: the move would be legal
+
+    def _why_pawn(self, role: int, src: int, dst: int, dx: int, dy: int, w: int) -> str:
+        me, d = AGENTS[role], cell_str(dst, K.W)
+        fwd = 1 if role == 0 else -1
+        if dx == 0 and dy in (fwd, 2 * fwd) and not K.PUSHES[self.variant]:
+            return f"pawn pushes are not allowed in {self.metadata['name']}: a pawn moves only by capturing diagonally forward"
+        if dx == 0 and dy == fwd:
+            return f"a pawn push needs an empty cell, and {d} holds {self._what(w)}"
+        if dx == 0 and dy == 2 * fwd:
+            home = K.PAWN_HOME[role] + 1
+            if xy(src, K.W)[1] != home:
+                return f"a {me} pawn moves two cells only from rank {home}"
+            mid = src + K.PAWN_STEP[role]
+            if self._board[mid] != K.EMPTY:
+                return f"the pawn's path is blocked at {cell_str(mid, K.W)} by {self._what(int(self._board[mid]))}"
+            return f"a pawn push needs an empty cell, and {d} holds {self._what(w)}"
+        if abs(dx) == 1 and dy == fwd:
+            return f"a pawn moves diagonally only to capture, and {d} is empty"
+        return f"{cell_str(src, K.W)}->{d} is not a valid {me} pawn move"
+
+
+class raw_env(_SkirmishBase):
+    """Skirmish with holes: chess without check on a board with four holes, scored by captures."""
+
+    metadata = {"name": "skirmish_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    variant = K.SKIRMISH
+
+
+def _checked_cell(c) -> int:
+    x, y = c
+    if not (1 <= x <= K.W and 1 <= y <= K.H):
+        raise ValueError(f"cell {c} is off the 8x8 board (x and y run 1..8)")
+    return cell(x, y, K.W)
+
+
+env = make_env_fn(raw_env)

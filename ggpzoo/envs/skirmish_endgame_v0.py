@@ -1,0 +1,5 @@
+"""Skirmish endgame: see :mod:`ggpzoo.envs.skirmish.skirmish_endgame`."""
+
+from ggpzoo.envs.skirmish.skirmish_endgame import env, raw_env
+
+__all__ = ["env", "raw_env"]

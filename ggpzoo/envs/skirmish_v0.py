@@ -1,0 +1,5 @@
+"""Skirmish with holes: see :mod:`ggpzoo.envs.skirmish.skirmish`."""
+
+from ggpzoo.envs.skirmish.skirmish import env, raw_env
+
+__all__ = ["env", "raw_env"]
