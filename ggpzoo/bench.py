@@ -1,17 +1,26 @@
-"""Self-play throughput benchmark: random legal games through ``env()``.
+"""Self-play throughput benchmark, through ``env()`` or through the batched engine.
 
-Each step reads the observation and the action mask with ``env.last()`` and picks a
-uniformly random legal action from the mask (:func:`ggpzoo.utils.sample_action`), as a
-masked-policy learner would see the env. Prints steps/s and full turns/s per env, and
-with ``--vs`` the same loop on a reference implementation in the same run, as a ratio.
+AEC mode (default): random legal games through ``env()``. Each step reads the observation
+and the action mask with ``env.last()`` and picks a uniformly random legal action from the
+mask (:func:`ggpzoo.utils.sample_action`), as a masked-policy learner would see the env.
 
-    python -m ggpzoo.bench                          # every env, 5 s each
+Batched mode (``--batched N``): N games at once in :class:`ggpzoo.vector.VectorGames`,
+random legal actions chosen and played by numba over every core, one Python call per
+batch step; and whole games in :func:`ggpzoo.vector.play` (no Python in the loop).
+
+Both print steps/s and full turns/s (a turn is everything one role does before the other
+acts), and with ``--vs`` a reference implementation timed in the same run, as a ratio.
+
+    python -m ggpzoo.bench                          # every env through env(), 5 s each
     python -m ggpzoo.bench --env amazons_v0 --vs openspiel --seconds 20
+    python -m ggpzoo.bench --batched 256 --vs openspiel
 
-References (``--vs``): ``openspiel`` runs OpenSpiel's ``amazons`` through
-``open_spiel.python.rl_environment`` (3 actions per turn; needs the ``bench`` extra) against
-amazons_v0; ``chess`` runs PettingZoo's ``classic/chess_v6`` (needs ``chess``) against the
-Skirmish envs.
+References (``--vs``): ``openspiel`` (the ``bench`` extra) runs, in AEC mode, OpenSpiel's
+``amazons`` through ``open_spiel.python.rl_environment`` against amazons_v0; in batched
+mode, OpenSpiel's C++ state API (``pyspiel``: ``legal_actions``/``apply_action``, no
+observations) on amazons, chess and 10x10 checkers against amazons_v0, skirmish_v0 and
+mad_bishops_v0. ``chess`` runs PettingZoo's ``classic/chess_v6`` (needs python-chess and
+pygame) against the Skirmish envs in AEC mode.
 """
 
 from __future__ import annotations
@@ -27,8 +36,14 @@ from ggpzoo.utils import sample_action
 
 # Actions per full turn (everything one role does before the other acts); 1 where absent.
 ACTIONS_PER_TURN = {"amazons_split_v0": 2}
-# The reference each --vs option compares which envs against.
+# The reference each --vs option compares which envs against, in AEC mode.
 REFERENCES = {"openspiel": ("amazons_v0",), "chess": ("skirmish_v0", "skirmish_endgame_v0")}
+# Batched mode: env -> (OpenSpiel game, its parameters, OpenSpiel actions per full turn).
+PYSPIEL_REFERENCES = {
+    "amazons_v0": ("amazons", {}, 3),
+    "skirmish_v0": ("chess", {}, 1),
+    "mad_bishops_v0": ("checkers", {"rows": 10, "columns": 10}, 1),
+}
 
 
 def _timed_games(play_one, seconds: float, min_games: int) -> tuple[int, int, float]:
@@ -112,6 +127,65 @@ def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict
     return _row("pettingzoo chess_v6", games, steps, elapsed, 1)
 
 
+def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0) -> dict:
+    """:class:`VectorGames` with random actions: one ``random_actions`` + ``step`` per batch step."""
+    from ggpzoo.vector import VectorGames
+
+    games = VectorGames(name, num_games)
+    games.reset()
+    games.step(games.random_actions(seed))  # compile (or load the cache) first
+    games.reset()
+    games.pop_results()
+    batch_steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        games.step(games.random_actions(seed + batch_steps))
+        batch_steps += 1
+    elapsed = time.perf_counter() - start
+    row = _row(f"{name} (VectorGames, N={num_games})", len(games.pop_results()), batch_steps * num_games,
+               elapsed, ACTIONS_PER_TURN.get(name, 1))
+    row["steps_per_game"] = float("nan")  # games still running at the end are not counted
+    return row
+
+
+def bench_play(name: str, seconds: float = 5.0, seed: int = 0, chunk: int = 1024) -> dict:
+    """:func:`ggpzoo.vector.play`: whole random games in numba, ``chunk`` games a call."""
+    from ggpzoo.vector import play
+
+    play(name, 2, seed=seed)  # compile (or load the cache) first
+    games = steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _goals, lengths = play(name, chunk, seed=seed + games)
+        games += chunk
+        steps += int(lengths.sum())
+    elapsed = time.perf_counter() - start
+    return _row(f"{name} (play)", games, steps, elapsed, ACTIONS_PER_TURN.get(name, 1))
+
+
+def bench_pyspiel(name: str, seconds: float = 5.0, seed: int = 0) -> dict:
+    """OpenSpiel's C++ state API from Python: ``legal_actions`` and ``apply_action`` only."""
+    import pyspiel
+
+    game_name, params, per_turn = PYSPIEL_REFERENCES[name]
+    game = pyspiel.load_game(game_name, params)
+    rng = np.random.default_rng(seed)
+
+    def play_one(_game: int) -> int:
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
+        return steps
+
+    play_one(0)
+    games, steps, elapsed = _timed_games(play_one, seconds, 1)
+    label = f"pyspiel {game_name}" + (" 10x10" if params else "")
+    return _row(label, games, steps, elapsed, per_turn)
+
+
 def _row(name, games, steps, elapsed, per_turn) -> dict:
     return {
         "env": name,
@@ -120,20 +194,66 @@ def _row(name, games, steps, elapsed, per_turn) -> dict:
         "seconds": elapsed,
         "steps_per_s": steps / elapsed,
         "turns_per_s": steps / per_turn / elapsed,
-        "steps_per_game": steps / games,
+        "steps_per_game": steps / games if games else float("nan"),
     }
 
 
 def format_table(rows: list[dict]) -> str:
-    head = f"{'env':<36} {'games':>7} {'steps/game':>10} {'steps/s':>10} {'turns/s':>10}  ratio"
+    head = f"{'env':<40} {'games':>7} {'games/s':>9} {'steps/game':>10} {'steps/s':>11} {'turns/s':>11}  ratio"
     lines = [head, "-" * len(head)]
     for r in rows:
         ratio = f"{r['ratio']:.2f}x vs {r['vs']}" if "ratio" in r else ""
         lines.append(
-            f"{r['env']:<36} {r['games']:>7} {r['steps_per_game']:>10.1f} "
-            f"{r['steps_per_s']:>10.0f} {r['turns_per_s']:>10.0f}  {ratio}"
+            f"{r['env']:<40} {r['games']:>7} {r['games'] / r['seconds']:>9.0f} {r['steps_per_game']:>10.1f} "
+            f"{r['steps_per_s']:>11.0f} {r['turns_per_s']:>11.0f}  {ratio}"
         )
     return "\n".join(lines)
+
+
+def _progress(what: str) -> None:
+    print(f"timing {what} ...", file=sys.stderr, flush=True)
+
+
+def _run_aec(names: list[str], args) -> list[dict]:
+    runners = {"openspiel": bench_openspiel, "chess": bench_chess}
+    rows = []
+    for name in names:
+        _progress(name)
+        row = bench_env(name, args.seconds, args.seed)
+        rows.append(row)
+        for ref in args.vs:
+            if name not in REFERENCES[ref]:
+                continue
+            _progress(ref)
+            try:
+                ref_row = runners[ref](args.seconds, args.seed)
+            except ImportError as e:
+                print(f"--vs {ref}: cannot import it ({e}); install the 'bench' extra", file=sys.stderr)
+                continue
+            row["ratio"], row["vs"] = row["turns_per_s"] / ref_row["turns_per_s"], ref_row["env"]
+            rows.append(ref_row)
+    return rows
+
+
+def _run_batched(names: list[str], args) -> list[dict]:
+    rows = []
+    for name in names:
+        _progress(f"{name} with VectorGames(N={args.batched})")
+        row = bench_batched(name, args.batched, args.seconds, args.seed)
+        _progress(f"{name} with play()")
+        play_row = bench_play(name, args.seconds, args.seed)
+        rows += [row, play_row]
+        if "openspiel" in args.vs and name in PYSPIEL_REFERENCES:
+            _progress(f"pyspiel {PYSPIEL_REFERENCES[name][0]}")
+            try:
+                ref_row = bench_pyspiel(name, args.seconds, args.seed)
+            except ImportError as e:
+                print(f"--vs openspiel: cannot import pyspiel ({e}); install the 'bench' extra", file=sys.stderr)
+                continue
+            for r in (row, play_row):
+                r["ratio"], r["vs"] = r["turns_per_s"] / ref_row["turns_per_s"], ref_row["env"]
+            rows.append(ref_row)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,6 +261,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", default="all", help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}")
     parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds per env (default 5)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--batched",
+        type=int,
+        metavar="N",
+        default=0,
+        help="time the batched engine with N games at once (and whole games with play())",
+    )
     parser.add_argument(
         "--vs",
         choices=sorted(REFERENCES),
@@ -153,24 +280,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown env {args.env!r}; choose from: {', '.join(ENVS)}")
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
+    if args.batched < 0:
+        parser.error("--batched must be a positive batch size")
     names = list(ENVS) if args.env == "all" else [args.env]
-    runners = {"openspiel": bench_openspiel, "chess": bench_chess}
-    rows = []
-    for name in names:
-        print(f"timing {name} ...", file=sys.stderr, flush=True)
-        row = bench_env(name, args.seconds, args.seed)
-        rows.append(row)
-        for ref in args.vs:
-            if name not in REFERENCES[ref]:
-                continue
-            print(f"timing {ref} ...", file=sys.stderr, flush=True)
-            try:
-                ref_row = runners[ref](args.seconds, args.seed)
-            except ImportError as e:
-                print(f"--vs {ref}: cannot import it ({e}); install the 'bench' extra", file=sys.stderr)
-                continue
-            row["ratio"], row["vs"] = row["turns_per_s"] / ref_row["turns_per_s"], ref_row["env"]
-            rows.append(ref_row)
+    rows = _run_batched(names, args) if args.batched else _run_aec(names, args)
     print(format_table(rows))
     return 0
 

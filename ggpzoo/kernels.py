@@ -1,0 +1,91 @@
+"""Every rules kernel behind one set of numba functions that switch on a game id.
+
+Code that must work for any game inside numba (the batched engine, search agents) calls
+these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
+``apply``, ``is_terminal``, ``goals`` and ``observe``, with the kernel protocol of
+:mod:`ggpzoo.envs.base`. Each is one numba function with every kernel as a constant, so it
+is compiled once and cached (kernels passed as arguments or captured in closures are
+recompiled in every process).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ggpzoo.envs import load
+from ggpzoo.envs.amazons import kernel as amazons
+from ggpzoo.envs.mad_bishops import kernel as mad_bishops
+from ggpzoo.envs.skirmish import kernel as skirmish
+
+__all__ = ["KERNELS", "MAX_LEGAL", "game_of", "init", "legal_actions", "apply", "is_terminal", "goals", "observe"]
+
+# One id per kernel family; the dispatchers below switch on it, so that every batched
+# function is one numba function with every kernel as a constant (and can be cached).
+KERNELS = (amazons, mad_bishops, skirmish)
+MAX_LEGAL = max(k.MAX_LEGAL for k in KERNELS)
+
+
+@njit(cache=True)
+def init(game, board, aux, variant):
+    if game == 0:
+        amazons.init(board, aux, variant)
+    elif game == 1:
+        mad_bishops.init(board, aux, variant)
+    else:
+        skirmish.init(board, aux, variant)
+
+
+@njit(cache=True)
+def legal_actions(game, board, aux, out):
+    if game == 0:
+        return amazons.legal_actions(board, aux, out)
+    if game == 1:
+        return mad_bishops.legal_actions(board, aux, out)
+    return skirmish.legal_actions(board, aux, out)
+
+
+@njit(cache=True)
+def apply(game, board, aux, action):
+    if game == 0:
+        amazons.apply(board, aux, action)
+    elif game == 1:
+        mad_bishops.apply(board, aux, action)
+    else:
+        skirmish.apply(board, aux, action)
+
+
+@njit(cache=True)
+def is_terminal(game, board, aux):
+    if game == 0:
+        return amazons.is_terminal(board, aux)
+    if game == 1:
+        return mad_bishops.is_terminal(board, aux)
+    return skirmish.is_terminal(board, aux)
+
+
+@njit(cache=True)
+def goals(game, board, aux):
+    if game == 0:
+        return amazons.goals(board, aux)
+    if game == 1:
+        return mad_bishops.goals(board, aux)
+    return skirmish.goals(board, aux)
+
+
+@njit(cache=True)
+def observe(game, board, aux, role, out):
+    if game == 0:
+        amazons.observe(board, aux, role, out)
+    elif game == 1:
+        mad_bishops.observe(board, aux, role, out)
+    else:
+        skirmish.observe(board, aux, role, out)
+
+
+def game_of(name: str):
+    """``(game id, raw_env class)`` of env ``name``."""
+    raw = load(name).raw_env
+    for game, kernel in enumerate(KERNELS):
+        if raw.kernel is kernel:
+            return game, raw
+    raise ValueError(f"{name} has no kernel in ggpzoo.kernels.KERNELS")  # a new family joins there

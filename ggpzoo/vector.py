@@ -1,0 +1,329 @@
+"""Batched self-play: N independent games of one env, stepped together on every core.
+
+The games run on the same rules kernels as the AEC envs (no second copy of any rule):
+numba ``prange`` loops call the kernel functions game by game, in parallel threads.
+
+    from ggpzoo.vector import VectorGames
+    games = VectorGames("skirmish_v0", num_games=256)
+    games.reset()
+    for _ in range(1000):
+        actions = games.random_actions(seed=_)       # or your policy on games.observe()
+        step = games.step(actions)                    # finished games restart by themselves
+    print(games.pop_results()[:3])                    # [(white goal, black goal, length), ...]
+
+Whole random or greedy games, without Python in the loop: :func:`play`.
+
+Numba compiles the batched functions once per machine (cached in ``__pycache__``); the
+first call in a fresh install takes some seconds.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from ggpzoo.envs import ENVS
+from ggpzoo.envs.base import ROLE, STEP
+from ggpzoo.kernels import apply as _apply
+from ggpzoo.kernels import game_of as _game_of
+from ggpzoo.kernels import goals as _goals
+from ggpzoo.kernels import init as _init
+from ggpzoo.kernels import is_terminal as _is_terminal
+from ggpzoo.kernels import legal_actions as _legal_actions
+from ggpzoo.kernels import observe as _observe
+from ggpzoo.utils import _next
+
+__all__ = ["VectorGames", "StepResult", "play"]
+
+# ----------------------------------------------------------------------------- one game
+@njit(cache=True)
+def _refresh(game, board, aux, legal, goals):
+    """Terminal flag and legal count of one game; its goals into ``goals``."""
+    g = _goals(game, board, aux)
+    goals[0], goals[1] = g[0], g[1]
+    if _is_terminal(game, board, aux):
+        return True, 0
+    return False, _legal_actions(game, board, aux, legal)
+
+
+@njit(cache=True)
+def _is_legal(legal, n, action):
+    lo, hi = 0, n  # binary search: the legal list is ascending
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if legal[mid] < action:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < n and legal[lo] == action
+
+
+@njit(cache=True)
+def _random_legal(legal, n, s):
+    s, r = _next(s)
+    return s, legal[np.int64((r * np.uint64(n)) >> np.uint64(32))]
+
+
+@njit(cache=True)
+def _greedy_legal(game, board, aux, legal, n, s, scratch_board, scratch_aux):
+    """The action with the best immediate change of (own goal - opponent's goal); ties random."""
+    role = aux[ROLE]
+    best = -1_000_000
+    ties = 0
+    choice = legal[0]
+    for j in range(n):
+        scratch_board[:] = board
+        scratch_aux[:] = aux
+        _apply(game, scratch_board, scratch_aux, legal[j])
+        g = _goals(game, scratch_board, scratch_aux)
+        score = (g[0] - g[1]) if role == 0 else (g[1] - g[0])
+        if score > best:
+            best, ties, choice = score, 1, legal[j]
+        elif score == best:
+            ties += 1  # reservoir sampling keeps a uniform choice among the ties
+            s, r = _next(s)
+            if np.int64((r * np.uint64(ties)) >> np.uint64(32)) == 0:
+                choice = legal[j]
+    return s, choice
+
+
+# ----------------------------------------------------------------------------- batches
+@njit(cache=True, parallel=True)
+def _reset_batch(game, variant, which, boards, auxs, legal, n_legal, goals, terminal):
+    for i in prange(boards.shape[0]):
+        if which[i]:
+            _init(game, boards[i], auxs[i], variant)
+            terminal[i], n_legal[i] = _refresh(game, boards[i], auxs[i], legal[i], goals[i])
+
+
+@njit(cache=True, parallel=True)
+def _check_batch(actions, legal, n_legal, terminal, bad):
+    for i in prange(actions.shape[0]):
+        bad[i] = not terminal[i] and not _is_legal(legal[i], n_legal[i], actions[i])
+
+
+@njit(cache=True, parallel=True)
+def _step_batch(
+    game, variant, auto_reset, actions, boards, auxs, legal, n_legal, goals, terminal,
+    finished, final_goals, lengths,
+):
+    for i in prange(boards.shape[0]):
+        finished[i] = False
+        if terminal[i]:
+            continue
+        _apply(game, boards[i], auxs[i], actions[i])
+        terminal[i], n_legal[i] = _refresh(game, boards[i], auxs[i], legal[i], goals[i])
+        if terminal[i]:
+            finished[i] = True
+            final_goals[i, 0], final_goals[i, 1] = goals[i, 0], goals[i, 1]
+            lengths[i] = auxs[i, STEP]
+            if auto_reset:
+                _init(game, boards[i], auxs[i], variant)
+                terminal[i], n_legal[i] = _refresh(game, boards[i], auxs[i], legal[i], goals[i])
+
+
+@njit(cache=True, parallel=True)
+def _observe_batch(game, boards, auxs, roles, out):
+    for i in prange(boards.shape[0]):
+        _observe(game, boards[i], auxs[i], roles[i], out[i])
+
+
+@njit(cache=True, parallel=True)
+def _mask_batch(legal, n_legal, out):
+    for i in prange(out.shape[0]):
+        out[i, :] = 0
+        for j in range(n_legal[i]):
+            out[i, legal[i, j]] = 1
+
+
+@njit(cache=True, parallel=True)
+def _policy_batch(game, policy, seed, boards, auxs, legal, n_legal, terminal, out):
+    """One action per live game: 0 random, 1 greedy; -1 for finished games."""
+    for i in prange(boards.shape[0]):
+        if terminal[i]:
+            out[i] = -1
+            continue
+        s = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * i + 1)
+        s, _ = _next(s)
+        if policy == 0:
+            s, out[i] = _random_legal(legal[i], n_legal[i], s)
+        else:
+            s, out[i] = _greedy_legal(
+                game, boards[i], auxs[i], legal[i], n_legal[i], s, boards[i].copy(), auxs[i].copy()
+            )
+
+
+@njit(cache=True, parallel=True)
+def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals_out, lengths_out):
+    """Whole games, one per index, to the end; ``policies[role]`` is 0 random or 1 greedy."""
+    for g in prange(goals_out.shape[0]):
+        board = np.empty(cells, np.int8)
+        aux = np.empty(aux_size, np.int32)
+        scratch_board = np.empty(cells, np.int8)
+        scratch_aux = np.empty(aux_size, np.int32)
+        legal = np.empty(max_legal, np.int32)
+        goals = np.empty(2, np.int64)
+        s = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
+        _init(game, board, aux, variant)
+        while True:
+            over, n = _refresh(game, board, aux, legal, goals)
+            if over:
+                break
+            if policies[aux[ROLE]] == 0:
+                s, a = _random_legal(legal, n, s)
+            else:
+                s, a = _greedy_legal(game, board, aux, legal, n, s, scratch_board, scratch_aux)
+            _apply(game, board, aux, a)
+        goals_out[g, 0], goals_out[g, 1] = goals[0], goals[1]
+        lengths_out[g] = aux[STEP]
+
+
+# ----------------------------------------------------------------------------- the API
+POLICIES = {"random": 0, "greedy": 1}
+
+
+class StepResult(NamedTuple):
+    """What :meth:`VectorGames.step` returns, one row per game."""
+
+    rewards: np.ndarray  # float32 (N, 2): white, black; +1/-1/0 on the step that ended a game
+    finished: np.ndarray  # bool (N,): the game ended on this step (restarted if auto_reset)
+    final_goals: np.ndarray  # int64 (N, 2): the ended games' goals (valid where finished)
+    lengths: np.ndarray  # int32 (N,): the ended games' action counts (valid where finished)
+
+
+class VectorGames:
+    """``num_games`` independent games of env ``name``, stepped together.
+
+    Args:
+        name: an env name, a key of ``ggpzoo.envs.ENVS`` (e.g. ``"amazons_v0"``).
+        num_games: the batch size N.
+        auto_reset: restart a game on the step that ends it (its result goes to
+            :meth:`pop_results`); otherwise finished games wait for :meth:`reset`, and
+            their entries in ``actions`` are ignored.
+    """
+
+    def __init__(self, name: str, num_games: int, auto_reset: bool = True):
+        if name not in ENVS:
+            raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.name = name
+        self.game, raw = _game_of(name)
+        k = raw.kernel
+        self.kernel, self.variant, self.num_actions = k, raw.variant, raw.num_actions
+        self.observation_shape = (k.H, k.W, raw.num_planes)
+        self.obs_dtype = raw.obs_dtype
+        self.num_games = n = int(num_games)
+        self.auto_reset = bool(auto_reset)
+        self.boards = np.zeros((n, k.H * k.W), np.int8)
+        self.auxs = np.zeros((n, k.AUX_SIZE), np.int32)
+        self.legal = np.zeros((n, k.MAX_LEGAL), np.int32)
+        self.n_legal = np.zeros(n, np.int32)
+        self.goals = np.zeros((n, 2), np.int64)
+        self.terminal = np.ones(n, np.bool_)
+        self._results: list[tuple[int, int, int]] = []
+        self._finished = np.zeros(n, np.bool_)
+        self._final_goals = np.zeros((n, 2), np.int64)
+        self._lengths = np.zeros(n, np.int32)
+
+    def reset(self, which: np.ndarray | None = None) -> None:
+        """Start every game (or those where the bool array ``which`` is true) anew."""
+        which = np.ones(self.num_games, np.bool_) if which is None else np.asarray(which, np.bool_)
+        if which.shape != (self.num_games,):
+            raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {which.shape}")
+        _reset_batch(self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal,
+                     self.goals, self.terminal)
+
+    @property
+    def to_play(self) -> np.ndarray:
+        """The role in control of each game: 0 white, 1 black."""
+        return self.auxs[:, ROLE].copy()
+
+    def legal_actions(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions, counts)``: row i's legal ids, ascending, are ``actions[i, :counts[i]]``."""
+        return self.legal.copy(), self.n_legal.copy()
+
+    def action_masks(self) -> np.ndarray:
+        """int8 ``(N, num_actions)`` masks of the role in control (all zeros where finished)."""
+        out = np.empty((self.num_games, self.num_actions), np.int8)
+        _mask_batch(self.legal, np.where(self.terminal, 0, self.n_legal).astype(np.int32), out)
+        return out
+
+    def observe(self, roles: np.ndarray | None = None) -> np.ndarray:
+        """Observations ``(N, H, W, C)``, each from ``roles[i]``'s side (default: the role to act)."""
+        roles = self.auxs[:, ROLE].copy() if roles is None else np.asarray(roles, np.int32)
+        out = np.empty((self.num_games, *self.observation_shape), self.obs_dtype)
+        _observe_batch(self.game, self.boards, self.auxs, roles, out)
+        return out
+
+    def random_actions(self, seed: int = 0) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where the game is over)."""
+        return self._policy(0, seed)
+
+    def greedy_actions(self, seed: int = 0) -> np.ndarray:
+        """Per game, the action with the best immediate change of own minus opponent goal."""
+        return self._policy(1, seed)
+
+    def _policy(self, policy: int, seed: int) -> np.ndarray:
+        out = np.empty(self.num_games, np.int32)
+        _policy_batch(self.game, policy, seed, self.boards, self.auxs, self.legal, self.n_legal,
+                      self.terminal, out)
+        return out
+
+    def step(self, actions) -> StepResult:
+        """Play ``actions[i]`` in game i; raises ValueError (and changes nothing) on an illegal one."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
+                             f"got {actions.dtype} {actions.shape}")
+        if self.terminal.all() and not self.auto_reset:
+            raise RuntimeError("every game is over; call reset()")
+        out_of_range = ~self.terminal & ((actions < 0) | (actions >= self.num_actions))
+        if out_of_range.any():
+            i = int(np.flatnonzero(out_of_range)[0])
+            raise ValueError(f"game {i}: action {int(actions[i])} is out of range 0..{self.num_actions - 1}")
+        bad = np.zeros(self.num_games, np.bool_)
+        a32 = np.where(self.terminal, 0, actions).astype(np.int32)
+        _check_batch(a32, self.legal, self.n_legal, self.terminal, bad)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"game {i}: action {int(actions[i])} is illegal "
+                             f"({int(self.n_legal[i])} legal actions; see legal_actions())")
+        _step_batch(self.game, self.variant, self.auto_reset, a32, self.boards, self.auxs, self.legal,
+                    self.n_legal, self.goals, self.terminal, self._finished, self._final_goals,
+                    self._lengths)
+        finished = self._finished.copy()
+        final_goals = self._final_goals.copy()
+        lengths = self._lengths.copy()
+        rewards = np.zeros((self.num_games, 2), np.float32)
+        sign = np.sign(final_goals[:, 0] - final_goals[:, 1]).astype(np.float32)
+        rewards[finished, 0], rewards[finished, 1] = sign[finished], -sign[finished]
+        for i in np.flatnonzero(finished):
+            self._results.append((int(final_goals[i, 0]), int(final_goals[i, 1]), int(lengths[i])))
+        return StepResult(rewards, finished, final_goals, lengths)
+
+    def pop_results(self) -> list[tuple[int, int, int]]:
+        """The games finished since the last call: ``(white goal, black goal, length)`` each."""
+        results, self._results = self._results, []
+        return results
+
+
+def play(name: str, num_games: int, white: str = "random", black: str = "random", seed: int = 0):
+    """Play ``num_games`` whole games of ``name`` in parallel with built-in policies.
+
+    Returns ``(goals, lengths)``: int64 ``(num_games, 2)`` final goals (white, black) and the
+    number of actions of each game. Policies: ``"random"`` or ``"greedy"`` (one ply, the
+    best immediate change of own minus opponent goal, random tie-break).
+    """
+    for p in (white, black):
+        if p not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}; choose from {sorted(POLICIES)}")
+    game, raw = _game_of(name)
+    k = raw.kernel
+    goals = np.zeros((num_games, 2), np.int64)
+    lengths = np.zeros(num_games, np.int32)
+    policies = np.array([POLICIES[white], POLICIES[black]], np.int64)
+    _play_batch(game, raw.variant, policies, seed, k.H * k.W, k.AUX_SIZE, k.MAX_LEGAL, goals, lengths)
+    return goals, lengths
