@@ -58,9 +58,8 @@ def _timed_games(play_one, seconds: float, min_games: int) -> tuple[int, int, fl
             return games, steps, elapsed
 
 
-def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
-    """Steps/s of random self-play through ``env()`` of ``name``, after one warm-up game."""
-    env = load(name).env()
+def _aec_games(env, seconds: float, seed: int, min_games: int) -> tuple[int, int, float]:
+    """Random games through the AEC ``env``: last() every step, a random legal action from the mask."""
     rng = np.random.default_rng(seed)
 
     def play_one(game: int) -> int:
@@ -76,9 +75,13 @@ def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1
         return steps
 
     play_one(0)  # compile and warm caches
-    games, steps, elapsed = _timed_games(play_one, seconds, min_games)
-    per_turn = ACTIONS_PER_TURN.get(name, 1)
-    return _row(name, games, steps, elapsed, per_turn)
+    return _timed_games(play_one, seconds, min_games)
+
+
+def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
+    """Steps/s of random self-play through ``env()`` of ``name``, after one warm-up game."""
+    games, steps, elapsed = _aec_games(load(name).env(), seconds, seed, min_games)
+    return _row(name, games, steps, elapsed, ACTIONS_PER_TURN.get(name, 1))
 
 
 def bench_openspiel(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
@@ -107,23 +110,7 @@ def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict
     """PettingZoo's chess_v6 through ``env()``, with the same loop as :func:`bench_env`."""
     from pettingzoo.classic import chess_v6
 
-    env = chess_v6.env()
-    rng = np.random.default_rng(seed)
-
-    def play_one(game: int) -> int:
-        env.reset(seed=seed + game)
-        steps = 0
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-            else:
-                env.step(sample_action(obs["action_mask"], rng))
-                steps += 1
-        return steps
-
-    play_one(0)
-    games, steps, elapsed = _timed_games(play_one, seconds, min_games)
+    games, steps, elapsed = _aec_games(chess_v6.env(), seconds, seed, min_games)
     return _row("pettingzoo chess_v6", games, steps, elapsed, 1)
 
 

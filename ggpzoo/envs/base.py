@@ -41,20 +41,24 @@ A game is two pieces:
 
 :class:`GGPEnv` does everything the games share: spaces, reset, dead steps, legality
 checks with a clear ``ValueError``, rewards from goals at the end, goals in ``infos``,
-the opt-in ``max_steps`` truncation, and the text rendering.
+the opt-in ``max_steps`` truncation, and the rendering (text, image, window: :mod:`ggpzoo.render`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import operator
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import DependencyNotInstalled
 from numba import njit
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from ggpzoo import render as _render
 
 __all__ = ["ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "make_env_fn", "cell", "xy", "cell_str"]
 
@@ -98,7 +102,9 @@ class GGPEnv(AECEnv, EzPickle):
     :meth:`encode_action` and :meth:`_why_illegal`.
 
     Args:
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``; ``"ansi"`` (text); ``"rgb_array"`` (a numpy image); or
+            ``"human"`` (a pygame window, redrawn after every reset and step; needs the
+            ``render`` extra). See :mod:`ggpzoo.render`.
         max_steps: if given, a game still running after this many actions ends by
             truncation (not termination). ``None`` (the default) plays the rules as written.
     """
@@ -124,7 +130,15 @@ class GGPEnv(AECEnv, EzPickle):
             isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
         ):
             raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        if render_mode == "human" and importlib.util.find_spec("pygame") is None:
+            raise DependencyNotInstalled(
+                "render_mode='human' needs pygame: pip install 'ggpzoo[render]' (or use 'rgb_array' or 'ansi')"
+            )
         self.render_mode = render_mode
+        self._last_action: int | None = None  # the last action played, drawn highlighted
+        self._window = None  # the pygame window of render_mode="human"
+        if render_mode == "human":  # redraw after every step, without a test in step()'s hot path
+            self.step = self._step_and_draw
         self.max_steps = None if max_steps is None else int(max_steps)
 
         k = self.kernel
@@ -186,8 +200,11 @@ class GGPEnv(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         _set_mask(self._mask, self._legal, self._n_legal, 0)
         self._n_legal = 0
+        self._last_action = None
         self._after_change()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -201,6 +218,7 @@ class GGPEnv(AECEnv, EzPickle):
         )
         self._cumulative_rewards[agent] = 0.0
         self.kernel.apply(self._board, self._aux, a)
+        self._last_action = a
         self._after_change()
         if self._over:  # rewards are zero until the end
             self._accumulate_rewards()
@@ -278,12 +296,44 @@ class GGPEnv(AECEnv, EzPickle):
         return "->".join(f"({x},{y})" for x, y in cells[:2]) + "".join(f"/({x},{y})" for x, y in cells[2:])
 
     def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        """Return the 1-based ``(x, y)`` cells that action id ``action`` names."""
-        raise NotImplementedError
+        """Return the 1-based ``(x, y)`` cells that action id ``action`` names.
+
+        The default is the from/to encoding ``a = src * cells + dst`` of most games.
+        """
+        n = self.kernel.H * self.kernel.W
+        a = operator.index(action)
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} is out of range: action ids are 0..{self.num_actions - 1}")
+        return xy(a // n, self.kernel.W), xy(a % n, self.kernel.W)
 
     def encode_action(self, *cells: tuple[int, int]) -> int:
-        """Return the action id of the given 1-based ``(x, y)`` cells."""
-        raise NotImplementedError
+        """Return the action id of the given 1-based ``(x, y)`` cells (default: from, to)."""
+        if len(cells) != 2:
+            raise ValueError(f"a {self.metadata['name']} action names 2 cells (from, to), got {len(cells)}")
+        src, dst = (self._cell(c) for c in cells)
+        return src * self.kernel.H * self.kernel.W + dst
+
+    def _cell(self, xy_: tuple[int, int]) -> int:
+        """The index of the 1-based cell ``(x, y)``; ValueError if it is off the board."""
+        k = self.kernel
+        x, y = xy_
+        if not (1 <= x <= k.W and 1 <= y <= k.H):
+            raise ValueError(f"cell {xy_} is off the {k.W}x{k.H} board (x runs 1..{k.W}, y 1..{k.H})")
+        return cell(x, y, k.W)
+
+    def _first_occupied(self, a: int, b: int, inclusive: bool = False) -> int | None:
+        """The first non-empty cell from ``a`` towards ``b`` along their line, ``a`` excluded and
+        ``b`` only if ``inclusive``; None if there is none. ``a`` and ``b`` share a line."""
+        w = self.kernel.W
+        (x, y), (bx, by) = xy(a, w), xy(b, w)
+        dx, dy = (bx > x) - (bx < x), (by > y) - (by < y)
+        while (x, y) != (bx, by):
+            x, y = x + dx, y + dy
+            if (x, y) == (bx, by) and not inclusive:
+                break
+            if self._board[cell(x, y, w)] != 0:
+                return cell(x, y, w)
+        return None
 
     def _why_illegal(self, action: int) -> str:
         """A short reason why the in-range ``action`` is not legal in the current state."""
@@ -295,26 +345,58 @@ class GGPEnv(AECEnv, EzPickle):
         return self._board.copy(), self._aux.copy()
 
     def render(self):
-        if self.render_mode is None:
+        """The current position: text (``"ansi"``), an ``uint8 (rows, columns, 3)`` image
+        (``"rgb_array"``) or a redrawn window (``"human"``, returns None)."""
+        mode = self.render_mode
+        if mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
-        return self.board_string()
+        if mode == "ansi":
+            return self.board_string()
+        image = self.board_image()
+        if mode == "rgb_array":
+            return image
+        if self._window is None:
+            self._window = _render.Window(f"ggpzoo: {self.metadata['name']}", self.metadata["render_fps"])
+        self._window.show(image)
+        return None
+
+    def _step_and_draw(self, action) -> None:
+        """``step`` of ``render_mode="human"``: the step, then the window redrawn."""
+        GGPEnv.step(self, action)
+        self.render()
+
+    def last_action_cells(self) -> tuple[int, ...]:
+        """The cell indices the last action named (empty after reset or ``set_state``)."""
+        if self._last_action is None:
+            return ()
+        w = self.kernel.W
+        return tuple((y - 1) * w + (x - 1) for x, y in self.decode_action(self._last_action))
 
     def board_string(self) -> str:
-        """The board as text, row ``H`` at the top, with 1-based coordinates."""
+        """The board as text, row ``H`` at the top, with 1-based coordinates (files a.. where
+        the game names them) and the cells of the last action in ``[brackets]``."""
         k = self.kernel
-        labels = self.file_names or [str(x) for x in range(1, k.W + 1)]
-        rows = []
-        for y in range(k.H, 0, -1):
-            cells = self._board[(y - 1) * k.W : y * k.W]
-            rows.append(f"{y:2d} " + "".join(f"{self.piece_chars[v]:>3}" for v in cells))
-        rows.append("   " + "".join(f"{label:>3}" for label in labels))
-        return "\n".join(rows)
+        return _render.board_text(self._board, k.H, k.W, self.piece_chars, self.file_names, self.last_action_cells())
+
+    def board_image(self, cell_px: int | None = None) -> np.ndarray:
+        """The board as an ``uint8 (rows, columns, 3)`` RGB image (what ``"rgb_array"`` renders),
+        cells ``cell_px`` pixels wide (default :data:`ggpzoo.render.CELL_PX`)."""
+        k = self.kernel
+        to_move = int(self._aux[ROLE]) if self._n_legal else None  # no dot once the game is over
+        return _render.board_image(
+            self._board, k.H, k.W, self.piece_chars, self.file_names, self.last_action_cells(),
+            to_move=to_move, cell_px=cell_px or _render.CELL_PX,
+        )
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 def make_env_fn(raw_env_cls):

@@ -35,7 +35,7 @@ at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
-from ggpzoo.envs.base import GGPEnv, cell, cell_str, make_env_fn
+from ggpzoo.envs.base import GGPEnv, cell_str, make_env_fn, xy
 
 
 class _AmazonsBase(GGPEnv):
@@ -44,22 +44,10 @@ class _AmazonsBase(GGPEnv):
     kernel = K
     piece_chars = ".WBx"
 
-    def _path_blocker(self, a: int, b: int) -> int | None:
-        """The first non-empty cell from ``a`` (exclusive) to ``b`` (inclusive), or None."""
-        ax, ay = a % K.W + 1, a // K.W + 1
-        bx, by = b % K.W + 1, b // K.W + 1
-        dx, dy = (bx > ax) - (bx < ax), (by > ay) - (by < ay)
-        x, y = ax, ay
-        while (x, y) != (bx, by):
-            x, y = x + dx, y + dy
-            if self._board[cell(x, y, K.W)] != K.EMPTY:
-                return cell(x, y, K.W)
-        return None
-
     def _line_reason(self, what: str, a: int, b: int) -> str | None:
         if K.QPOS[a, b] < 0:
             return f"{what} {cell_str(a, K.W)}->{cell_str(b, K.W)} is not along a rank, file or diagonal"
-        blocker = self._path_blocker(a, b)
+        blocker = self._first_occupied(a, b, inclusive=True)
         if blocker is not None:
             return f"{what} {cell_str(a, K.W)}->{cell_str(b, K.W)} is blocked at {cell_str(blocker, K.W)}"
         return None
@@ -74,18 +62,20 @@ class _AmazonsBase(GGPEnv):
 class raw_env(_AmazonsBase):
     """Amazons: a whole turn (queen move and arrow) is one action."""
 
-    metadata = {"name": "amazons_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "amazons_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
     variant = K.AMAZONS
     num_actions = K.NUM_ACTIONS_AMAZONS
     num_planes = 3
 
     def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        return tuple((int(c) % K.W + 1, int(c) // K.W + 1) for c in K.DECODE[action])
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range: action ids are 0..{self.num_actions - 1}")
+        return tuple(xy(int(c), K.W) for c in K.DECODE[action])
 
     def encode_action(self, *cells: tuple[int, int]) -> int:
         if len(cells) != 3:
             raise ValueError(f"an amazons action names 3 cells (queen, destination, arrow), got {len(cells)}")
-        src, dst, arrow = (_checked_cell(c) for c in cells)
+        src, dst, arrow = (self._cell(c) for c in cells)
         if K.BASE[src, dst] < 0 or K.QPOS[dst, arrow] < 0:
             raise ValueError(f"{cells} is not a queen move followed by an arrow along a queen line")
         return int(K.BASE[src, dst] + K.QPOS[dst, arrow])
@@ -101,13 +91,6 @@ class raw_env(_AmazonsBase):
         finally:
             self._board[src], self._board[dst] = self._board[dst], K.EMPTY
         return reason or "the game is over"
-
-
-def _checked_cell(c) -> int:
-    x, y = c
-    if not (1 <= x <= K.W and 1 <= y <= K.H):
-        raise ValueError(f"cell {c} is off the 10x10 board (x and y run 1..10)")
-    return cell(x, y, K.W)
 
 
 env = make_env_fn(raw_env)

@@ -35,26 +35,17 @@ to act has no legal action (in practice, no queen move at a move step). Reward a
 from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
-from ggpzoo.envs.amazons.amazons import _AmazonsBase, _checked_cell
-from ggpzoo.envs.base import cell_str, make_env_fn, xy
+from ggpzoo.envs.amazons.amazons import _AmazonsBase
+from ggpzoo.envs.base import cell_str, make_env_fn
 
 
 class raw_env(_AmazonsBase):
     """Amazons with the move and the fire as two actions of the same role."""
 
-    metadata = {"name": "amazons_split_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "amazons_split_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
     variant = K.SPLIT
     num_actions = K.NUM_ACTIONS_SPLIT
     num_planes = 5
-
-    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        return xy(action // K.N, K.W), xy(action % K.N, K.W)
-
-    def encode_action(self, *cells: tuple[int, int]) -> int:
-        if len(cells) != 2:
-            raise ValueError(f"an amazons_split action names 2 cells (from, to), got {len(cells)}")
-        src, dst = (_checked_cell(c) for c in cells)
-        return src * K.N + dst
 
     @property
     def phase(self) -> str:

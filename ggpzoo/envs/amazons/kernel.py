@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ggpzoo.envs.geometry import lines, parse_drawing, rays
+
 H = W = 10
 N = H * W
 EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
@@ -47,54 +49,28 @@ START_BLACK = ((1, 7), (10, 7), (4, 10), (7, 10))
 
 # ----------------------------------------------------------------------------- tables
 # The 8 queen directions as (dx, dy).
-DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], np.int64)
+DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
 def _build_tables():
-    # RAY[c, d, k]: the k-th cell (k = 0 is the neighbour) from c in direction d; RAY_LEN[c, d].
-    ray = np.full((N, 8, 9), -1, np.int64)
-    ray_len = np.zeros((N, 8), np.int64)
-    for c in range(N):
-        x, y = c % W, c // W
-        for d, (dx, dy) in enumerate(DIRS):
-            k = 0
-            cx, cy = x + dx, y + dy
-            while 0 <= cx < W and 0 <= cy < H:
-                ray[c, d, k] = cy * W + cx
-                k += 1
-                cx += dx
-                cy += dy
-            ray_len[c, d] = k
-    # Q(c) ascending, with each entry's direction and distance (1-based) from c.
-    qlen = np.zeros(N, np.int64)
-    qcell = np.full((N, 35), -1, np.int64)
-    qdir = np.zeros((N, 35), np.int64)
-    qdist = np.zeros((N, 35), np.int64)
+    ray, ray_len = rays(H, W, DIRS)
+    qlen, qcell, qdir, qdist = lines(ray, ray_len)  # Q(c) ascending, with direction and distance
     qpos = np.full((N, N), -1, np.int64)
     for c in range(N):
-        entries = sorted(
-            (int(ray[c, d, k]), d, k + 1) for d in range(8) for k in range(ray_len[c, d])
-        )
-        qlen[c] = len(entries)
-        for i, (t, d, dist) in enumerate(entries):
-            qcell[c, i], qdir[c, i], qdist[c, i] = t, d, dist
-            qpos[c, t] = i
+        qpos[c, qcell[c, : qlen[c]]] = np.arange(qlen[c])
     # BASE[src, dst]: first id of the triples (src, dst, *); -1 where dst is not in Q(src).
     base = np.full((N, N), -1, np.int64)
     nxt = 0
     for src in range(N):
-        for i in range(qlen[src]):
-            dst = qcell[src, i]
+        for dst in qcell[src, : qlen[src]]:
             base[src, dst] = nxt
             nxt += qlen[dst]
-    # Decoding tables for amazons ids.
+    # Decoding table for amazons ids: DECODE[a] = (src, dst, arrow).
     dec = np.zeros((nxt, 3), np.int64)
     for src in range(N):
-        for i in range(qlen[src]):
-            dst = qcell[src, i]
+        for dst in qcell[src, : qlen[src]]:
             b = base[src, dst]
-            dec[b : b + qlen[dst], 0] = src
-            dec[b : b + qlen[dst], 1] = dst
+            dec[b : b + qlen[dst]] = src, dst, 0
             dec[b : b + qlen[dst], 2] = qcell[dst, : qlen[dst]]
     return ray, ray_len, qlen, qcell, qdir, qdist, qpos, base, dec
 
@@ -273,13 +249,7 @@ def from_string(rows: str, variant: int = AMAZONS, role: int = 0) -> tuple[np.nd
 
     Spaces are ignored. For a split fire phase, set ``aux[PHASE]`` and ``aux[FIRER]`` after.
     """
-    lines = [ln.replace(" ", "") for ln in rows.strip().splitlines()]
-    if len(lines) != H or any(len(ln) != W for ln in lines):
-        raise ValueError(f"need {H} rows of {W} cells, got {[len(ln) for ln in lines]}")
     board, aux = new_state(variant)
-    for i, ln in enumerate(lines):
-        y = H - 1 - i
-        for x, ch in enumerate(ln):
-            board[y * W + x] = ".WBx".index(ch)
+    board[:] = parse_drawing(rows, H, W, ".WBx")
     aux[ROLE] = role
     return board, aux

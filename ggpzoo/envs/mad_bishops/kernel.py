@@ -57,12 +57,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ggpzoo.envs.geometry import lines, parse_drawing, rays
+
 H = W = 10
 N = H * W
 EMPTY, WHITE, BLACK = 0, 1, 2
 ROLE, VARIANT, STEP = 0, 1, 2
 AUX_SIZE = 3
-MAX_DIAG = 17  # most cells on the diagonals of one cell (e.g. (5,5): 9 + 8)
 # A destination is reached from at most one source per diagonal direction (the first
 # piece that way from it), so no state of any board has more than 4 * 100 legal actions.
 MAX_LEGAL = 4 * N
@@ -70,35 +71,12 @@ NUM_ACTIONS = N * N
 
 # ----------------------------------------------------------------------------- tables
 # The 4 diagonal directions as (dx, dy).
-DIRS = np.array([(1, 1), (-1, -1), (1, -1), (-1, 1)], np.int64)
+DIRS = ((1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
 def _build_tables():
-    # RAY[c, d, k]: the k-th cell (k = 0 the neighbour) from c in direction d; RAY_LEN[c, d].
-    ray = np.full((N, 4, 9), -1, np.int64)
-    ray_len = np.zeros((N, 4), np.int64)
-    for c in range(N):
-        x, y = c % W, c // W
-        for d, (dx, dy) in enumerate(DIRS):
-            k = 0
-            cx, cy = x + dx, y + dy
-            while 0 <= cx < W and 0 <= cy < H:
-                ray[c, d, k] = cy * W + cx
-                k += 1
-                cx += dx
-                cy += dy
-            ray_len[c, d] = k
-    # D(c): the cells on c's diagonals, ascending, with direction and distance (1-based).
-    dlen = np.zeros(N, np.int64)
-    dcell = np.full((N, MAX_DIAG), -1, np.int64)
-    ddir = np.zeros((N, MAX_DIAG), np.int64)
-    ddist = np.zeros((N, MAX_DIAG), np.int64)
-    for c in range(N):
-        entries = sorted((int(ray[c, d, k]), d, k + 1) for d in range(4) for k in range(ray_len[c, d]))
-        dlen[c] = len(entries)
-        for i, (t, d, dist) in enumerate(entries):
-            dcell[c, i], ddir[c, i], ddist[c, i] = t, d, dist
-    return ray, ray_len, dlen, dcell, ddir, ddist
+    ray, ray_len = rays(H, W, DIRS)  # RAY[c, d, k]: the k-th cell from c in direction d
+    return (ray, ray_len, *lines(ray, ray_len))  # D(c) ascending, with direction and distance
 
 
 _tables = _build_tables()
@@ -261,15 +239,7 @@ def from_string(rows: str, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
     Spaces are ignored; ``role`` is the role in control (0 white, 1 black).
     """
-    lines = [ln.replace(" ", "") for ln in rows.strip().splitlines()]
-    if len(lines) != H or any(len(ln) != W for ln in lines):
-        raise ValueError(f"need {H} rows of {W} cells, got {[len(ln) for ln in lines]}")
     board, aux = new_state()
-    for i, ln in enumerate(lines):
-        y = H - 1 - i
-        for x, ch in enumerate(ln):
-            if ch not in ".WB":
-                raise ValueError(f"unknown cell {ch!r} at ({x + 1},{y + 1}); use '.', 'W' or 'B'")
-            board[y * W + x] = ".WB".index(ch)
+    board[:] = parse_drawing(rows, H, W, ".WB")
     aux[ROLE] = role
     return board, aux

@@ -63,25 +63,13 @@ from ggpzoo.envs.mad_bishops import kernel as K
 class raw_env(GGPEnv):
     """Mad Bishops: one action moves one bishop, capturing or stepping into danger."""
 
-    metadata = {"name": "mad_bishops_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "mad_bishops_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
     kernel = K
     variant = 0
     num_actions = K.NUM_ACTIONS
     num_planes = 3
     piece_chars = ".WB"
     file_names = "abcdefghij"
-
-    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        action = int(action)
-        if not 0 <= action < K.NUM_ACTIONS:
-            raise ValueError(f"action {action} is out of range: action ids are 0..{K.NUM_ACTIONS - 1}")
-        return xy(action // K.N, K.W), xy(action % K.N, K.W)
-
-    def encode_action(self, *cells: tuple[int, int]) -> int:
-        if len(cells) != 2:
-            raise ValueError(f"a mad_bishops action names 2 cells (from, to), got {len(cells)}")
-        src, dst = (_checked_cell(c) for c in cells)
-        return src * K.N + dst
 
     # ------------------------------------------------------------------ reasons
     def _name(self, value: int) -> str:
@@ -140,13 +128,6 @@ class raw_env(GGPEnv):
         if self._threatener(dst, opp) is None:
             return f"no {them} piece threatens {d}: a non-capture move must go to a cell an opposing piece threatens"
         return "the game is over"
-
-
-def _checked_cell(c) -> int:
-    x, y = c
-    if not (1 <= x <= K.W and 1 <= y <= K.H):
-        raise ValueError(f"cell {c} is off the 10x10 board (x and y run 1..10)")
-    return cell(x, y, K.W)
 
 
 env = make_env_fn(raw_env)

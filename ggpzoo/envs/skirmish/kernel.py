@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ggpzoo.envs.geometry import parse_drawing, rays
+
 H = W = 8
 N = H * W
 EMPTY = 0
@@ -110,18 +112,11 @@ DIR_TO = np.array([0, 0, 0, 8, 4, 8, 8], np.int64)
 
 
 def _build_tables():
-    ray = np.full((N, 8, 7), -1, np.int64)  # RAY[c, d, k]: k-th cell from c along d (k = 0 adjacent)
-    ray_len = np.zeros((N, 8), np.int64)
+    ray, ray_len = rays(H, W, DIRS)  # RAY[c, d, k]: k-th cell from c along d (k = 0 adjacent)
     knight = np.full((N, 8), -1, np.int64)  # KNIGHT_TO[c, :KNIGHT_N[c]]: knight targets on the board
     knight_n = np.zeros(N, np.int64)
     for c in range(N):
         x, y = c % W, c // W
-        for d, (dx, dy) in enumerate(DIRS):
-            k, cx, cy = 0, x + dx, y + dy
-            while 0 <= cx < W and 0 <= cy < H:
-                ray[c, d, k] = cy * W + cx
-                k, cx, cy = k + 1, cx + dx, cy + dy
-            ray_len[c, d] = k
         for dx, dy in KNIGHT_JUMPS:
             if 0 <= x + dx < W and 0 <= y + dy < H:
                 knight[c, knight_n[c]] = (y + dy) * W + x + dx
@@ -353,21 +348,14 @@ def from_string(
     ``step`` is the number of actions played so far (``aux[STEP]``), ``captures`` the
     white and black capture counts.
     """
-    lines = [ln.replace(" ", "") for ln in rows.strip().splitlines()]
-    if len(lines) != H or any(len(ln) != W for ln in lines):
-        raise ValueError(f"need {H} rows of {W} cells, got {[len(ln) for ln in lines]}")
     board, aux = new_state(variant)
-    for i, ln in enumerate(lines):
-        y = H - 1 - i
-        for x, ch in enumerate(ln):
-            if ch not in PIECE_CHARS:
-                raise ValueError(f"unknown cell {ch!r} at ({x + 1},{y + 1}); use {PIECE_CHARS!r}")
-            v = PIECE_CHARS.index(ch)
-            if (v == HOLE) != (y * W + x in HOLE_CELLS):
-                raise ValueError(f"holes are exactly at {HOLES}; ({x + 1},{y + 1}) drawn as {ch!r}")
-            if TYPE[v] == PAWN and y == PAWN_LAST[COLOR[v]]:
-                raise ValueError(f"a pawn cannot stand on its far rank, ({x + 1},{y + 1})")
-            board[y * W + x] = v
+    board[:] = parse_drawing(rows, H, W, PIECE_CHARS)
+    for c, v in enumerate(board):
+        x, y = c % W, c // W
+        if (v == HOLE) != (c in HOLE_CELLS):
+            raise ValueError(f"holes are exactly at {HOLES}; ({x + 1},{y + 1}) drawn as {PIECE_CHARS[v]!r}")
+        if TYPE[v] == PAWN and y == PAWN_LAST[COLOR[v]]:
+            raise ValueError(f"a pawn cannot stand on its far rank, ({x + 1},{y + 1})")
     for r in (0, 1):
         if int(np.sum(COLOR[board] == r)) > MAX_PIECES:
             raise ValueError(f"at most {MAX_PIECES} pieces per side")

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.envs.base import AGENTS, GGPEnv, cell, cell_str, make_env_fn, xy
+from ggpzoo.envs.base import AGENTS, GGPEnv, cell_str, make_env_fn, xy
 from ggpzoo.envs.skirmish import kernel as K
 
 PIECE_NAMES = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
@@ -66,31 +66,11 @@ class _SkirmishBase(GGPEnv):
     def _info(self, role: int, goal: int) -> dict:
         return {"goal": int(goal), "captures": int(self._aux[K.WHITE_CAPTURES + role])}
 
-    def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        return xy(action // K.N, K.W), xy(action % K.N, K.W)
-
-    def encode_action(self, *cells: tuple[int, int]) -> int:
-        if len(cells) != 2:
-            raise ValueError(f"a skirmish action names 2 cells (from, to), got {len(cells)}")
-        src, dst = (_checked_cell(c) for c in cells)
-        return src * K.N + dst
-
     def _what(self, v: int) -> str:
         """``"a hole"``, ``"the black knight"``... for the board value ``v``."""
         if v == K.HOLE:
             return "a hole"
         return f"the {AGENTS[K.COLOR[v]]} {PIECE_NAMES[K.TYPE[v]]}"
-
-    def _blocker(self, src: int, dst: int) -> int | None:
-        """The first non-empty cell strictly between ``src`` and ``dst`` on a line, or None."""
-        (x1, y1), (x2, y2) = xy(src, K.W), xy(dst, K.W)
-        dx, dy = (x2 > x1) - (x2 < x1), (y2 > y1) - (y2 < y1)
-        x, y = x1 + dx, y1 + dy
-        while (x, y) != (x2, y2):
-            if self._board[cell(x, y, K.W)] != K.EMPTY:
-                return cell(x, y, K.W)
-            x, y = x + dx, y + dy
-        return None
 
     def _why_illegal(self, action: int) -> str:
         src, dst = divmod(int(action), K.N)
@@ -126,7 +106,7 @@ class _SkirmishBase(GGPEnv):
         if not valid:
             return f"{s}->{d} is not a valid {name} move"
         if t in (K.BISHOP, K.ROOK, K.QUEEN):
-            b = self._blocker(src, dst)
+            b = self._first_occupied(src, dst)
             if b is not None:
                 return f"the {name}'s path is blocked at {cell_str(b, K.W)} by {self._what(int(self._board[b]))}"
         return "the game is over"  # not reached while the game runs: the move would be legal
@@ -154,15 +134,8 @@ class _SkirmishBase(GGPEnv):
 class raw_env(_SkirmishBase):
     """Skirmish with holes: chess without check on a board with four holes, scored by captures."""
 
-    metadata = {"name": "skirmish_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "skirmish_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
     variant = K.SKIRMISH
-
-
-def _checked_cell(c) -> int:
-    x, y = c
-    if not (1 <= x <= K.W and 1 <= y <= K.H):
-        raise ValueError(f"cell {c} is off the 8x8 board (x and y run 1..8)")
-    return cell(x, y, K.W)
 
 
 env = make_env_fn(raw_env)

@@ -48,7 +48,7 @@ from ggpzoo.envs.skirmish.skirmish import _SkirmishBase
 class raw_env(_SkirmishBase):
     """Skirmish endgame: 10 pieces each, pawns only capture, 59 actions, 10 points a capture."""
 
-    metadata = {"name": "skirmish_endgame_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "skirmish_endgame_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
     variant = K.ENDGAME
 
 
