@@ -98,8 +98,9 @@ class GGPEnv(AECEnv, EzPickle):
 
     Subclasses set the class attributes ``kernel``, ``variant``, ``num_actions``,
     ``num_planes``, ``metadata`` and ``piece_chars`` (and ``obs_dtype``/``obs_high`` when
-    the planes are not 0/1 int8), may extend :meth:`_info`, and implement :meth:`decode_action`,
-    :meth:`encode_action` and :meth:`_why_illegal`.
+    the planes are not 0/1 int8), may extend :meth:`_info`, implement :meth:`_why_illegal`,
+    and override :meth:`decode_action`/:meth:`encode_action` when actions are not the
+    from/to pairs ``src * cells + dst``.
 
     Args:
         render_mode: ``None``; ``"ansi"`` (text); ``"rgb_array"`` (a numpy image); or
