@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-__all__ = ["board_text", "board_image", "Window", "CELL_PX"]
+__all__ = ["board_text", "board_image", "cell_center", "Window", "CELL_PX"]
 
 CELL_PX = 48  # default cell size of board_image, in pixels
 
@@ -174,6 +174,24 @@ class _Sprites:
         self.dot_inside = np.clip(0.22 * s - line - d + 0.5, 0, 1)
 
 
+def _layout(s: int) -> tuple[int, int, int, int, int]:
+    """``(label scale, left, top, right, bottom margins)`` of a board with cells ``s`` pixels wide."""
+    label_scale = max(1, round(s / 24))
+    left = bottom = 7 * label_scale + 2 * max(4, s // 6)
+    top = right = max(4, s // 6)
+    return label_scale, left, top, right, bottom
+
+
+def cell_center(x: int, y: int, height: int, cell_px: int = CELL_PX) -> tuple[int, int]:
+    """The pixel ``(row, column)`` at the centre of cell ``(x, y)`` (1-based) in :func:`board_image`.
+
+    >>> cell_center(1, 1, 8)
+    (368, 54)
+    """
+    _, left, top, _, _ = _layout(cell_px)
+    return top + (height - y) * cell_px + cell_px // 2, left + (x - 1) * cell_px + cell_px // 2
+
+
 def _paint(patch: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
     patch += alpha[..., None] * (colour - patch)
 
@@ -196,9 +214,7 @@ def board_image(board, height: int, width: int, piece_chars: str, file_names=Non
         raise ValueError(f"cell_px must be at least 16, got {cell_px}")
     sp = _Sprites.get(s)
     kinds = _kinds(piece_chars)
-    label_scale = max(1, round(s / 24))
-    left = bottom = 7 * label_scale + 2 * max(4, s // 6)
-    top = right = max(4, s // 6)
+    label_scale, left, top, right, bottom = _layout(s)
     img = np.empty((top + height * s + bottom, left + width * s + right, 3), np.float32)
     img[:] = _FRAME
     marked = set(int(c) for c in marked)

@@ -1,0 +1,28 @@
+"""Agents to play and evaluate against: random, greedy, MCTS, and saved SB3 models.
+
+* :class:`RandomAgent` - a uniformly random legal action (from the observation's mask).
+* :class:`GreedyAgent` - one ply: the best immediate ``own goal - opponent's goal``,
+  random tie-break (from the game state).
+* :class:`MCTSAgent` - UCT with random rollouts on the rules kernel, in numba, with a
+  budget in simulations or seconds (from the game state).
+* :class:`SB3Agent` - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
+* :func:`make_agent` - any of them from a spec string: ``random``, ``greedy``,
+  ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``.
+
+Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` says;
+``agent.act(env)`` passes it the right one for ``env.agent_selection``::
+
+    from ggpzoo.envs import skirmish_v0
+    from ggpzoo.agents import MCTSAgent
+    env = skirmish_v0.raw_env(); env.reset()
+    agent = MCTSAgent("skirmish_v0", simulations=500, seed=0)
+    env.step(agent(env.get_state()))        # or agent.act(env)
+"""
+
+from ggpzoo.agents.base import Agent
+from ggpzoo.agents.mcts import MCTSAgent
+from ggpzoo.agents.sb3 import SB3Agent
+from ggpzoo.agents.simple import GreedyAgent, RandomAgent
+from ggpzoo.agents.spec import SPEC_HELP, AgentSpecError, make_agent
+
+__all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "SB3Agent", "make_agent", "AgentSpecError", "SPEC_HELP"]

@@ -1,0 +1,87 @@
+"""The agent protocol: a callable that picks an action, from an observation or a game state.
+
+Every agent is called with what it needs to decide, and returns an action id:
+
+* ``takes = "observation"``: the env's observation dict for the agent to move,
+  ``{"observation": planes, "action_mask": mask}`` (:class:`~ggpzoo.agents.RandomAgent`,
+  :class:`~ggpzoo.agents.SB3Agent`);
+* ``takes = "state"``: the kernel state ``(board, aux)`` of ``env.unwrapped.get_state()``
+  (:class:`~ggpzoo.agents.GreedyAgent`, :class:`~ggpzoo.agents.MCTSAgent`), which they copy
+  before searching.
+
+:meth:`Agent.act` gives an agent the right one from an env, so code that runs agents
+(the arena, ``play``) need not care which.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ggpzoo.envs.base import VARIANT
+from ggpzoo.kernels import game_of
+
+__all__ = ["Agent"]
+
+
+class Agent:
+    """Base class of the ggpzoo agents.
+
+    Attributes:
+        name: a short label (the arena's spec string, e.g. ``"mcts:200"``).
+        takes: ``"observation"`` or ``"state"``: what :meth:`__call__` expects.
+    """
+
+    name: str = "agent"
+    takes: str = "observation"
+
+    def __call__(self, x) -> int:
+        """The action to play, from an observation dict or a state ``(board, aux)`` (see ``takes``)."""
+        raise NotImplementedError
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game; reseed the agent's randomness if ``seed`` is given."""
+
+    def act(self, env) -> int:
+        """The action for ``env.agent_selection`` in ``env`` (a ggpzoo env, wrapped or not)."""
+        raw = env.unwrapped
+        if self.takes == "state":
+            return self(raw.get_state())
+        return self(raw.observe(raw.agent_selection))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class _StateAgent(Agent):
+    """An agent that searches the kernel state of env ``env_name`` (in numba, via ggpzoo.kernels)."""
+
+    takes = "state"
+
+    def __init__(self, env_name: str, seed: int | None = None):
+        self.env_name = env_name
+        self.game, raw = game_of(env_name)
+        self.kernel = raw.kernel
+        self.variant = raw.variant
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """``state`` as contiguous copies, checked to be a state of this agent's game."""
+        if not isinstance(state, (tuple, list)) or len(state) != 2:
+            raise TypeError(
+                f"{type(self).__name__} takes a game state (board, aux), e.g. env.unwrapped.get_state(); "
+                f"got {type(state).__name__}"
+            )
+        board, aux = state
+        k = self.kernel
+        board = np.array(board, np.int8)
+        aux = np.array(aux, np.int32)
+        if board.shape != (k.H * k.W,) or aux.shape != (k.AUX_SIZE,) or aux[VARIANT] != self.variant:
+            raise ValueError(f"the state is not a {self.env_name} state (board {board.shape}, aux {aux.shape})")
+        return board, aux
+
+    def _seed(self) -> int:
+        return int(self.rng.integers(1, 2**62))

@@ -1,0 +1,145 @@
+"""The arena: games, a tiny round robin (tables add up, colours alternate, Elo moves the
+right way), the statistics, reproducibility and output files."""
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ggpzoo.agents import Agent, GreedyAgent, MCTSAgent, RandomAgent
+from ggpzoo.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
+from ggpzoo.envs import load
+
+ENV = "skirmish_endgame_v0"
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    agents = [RandomAgent(), GreedyAgent(ENV), MCTSAgent(ENV, simulations=30)]
+    return round_robin(ENV, agents, games=6, seed=3, progress=False)
+
+
+def test_play_game_record():
+    record = play_game(ENV, GreedyAgent(ENV), RandomAgent(), seeds=(1, 2))
+    env = load(ENV).raw_env()
+    env.reset()
+    for a in record.actions:
+        env.step(a)
+    assert env.terminations["white"] and record.length == len(record.actions) <= 59
+    assert record.goals == (env.infos["white"]["goal"], env.infos["black"]["goal"])
+    assert record.score == {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}[env.rewards["white"]]
+    assert (record.white, record.black, record.truncated) == ("greedy", "random", False)
+
+
+def test_tables_add_up(tiny):
+    rows = tiny.standings()
+    assert [r["agent"] for r in rows] == ["random", "greedy", "mcts:30"]
+    assert len(tiny.games) == 3 * 6
+    for r in rows:
+        assert r["games"] == 12 == r["wins"] + r["draws"] + r["losses"]
+        assert r["score"] == pytest.approx((r["wins"] + r["draws"] / 2) / 12)
+        assert r["score_low"] <= r["score"] <= r["score_high"]
+    assert sum(r["wins"] for r in rows) == sum(r["losses"] for r in rows)
+    assert sum(r["draws"] for r in rows) % 2 == 0
+    pairs = tiny.pairs()
+    assert [(p["agent"], p["opponent"]) for p in pairs] == [
+        ("random", "greedy"), ("random", "mcts:30"), ("greedy", "mcts:30")]
+    for r in rows:  # an agent's total is the sum of its pairs, seen from either side
+        mine = [p for p in pairs if r["agent"] in (p["agent"], p["opponent"])]
+        wins = sum(p["wins"] if p["agent"] == r["agent"] else p["losses"] for p in mine)
+        assert wins == r["wins"]
+
+
+def test_colours_alternate(tiny):
+    for a in tiny.agents:
+        for b in tiny.agents:
+            if a != b:
+                as_white = sum(g.white == a and g.black == b for g in tiny.games)
+                assert as_white == 3  # 6 games per pair: 3 with each colour
+
+
+def test_elo_moves_the_right_way(tiny):
+    rows = {r["agent"]: r for r in tiny.standings()}
+    assert rows["random"]["elo"] == 0 and rows["random"]["elo_margin"] == 0  # the anchor
+    assert rows["greedy"]["elo"] > 100 and rows["mcts:30"]["elo"] > 100
+    assert rows["greedy"]["elo_margin"] > 0
+    table = tiny.table()
+    assert "random vs greedy" in table and "Elo: maximum likelihood" in table
+    first = table.splitlines()[3]
+    assert "random" not in first  # the table is sorted by Elo: random is not first
+
+
+def test_elo_ratings_math():
+    # two agents, 75%: the Bradley-Terry difference is 400 log10(3) = 190.8
+    r, se = elo_ratings(np.array([[0, 7.5], [2.5, 0]]), np.array([[0, 10], [10, 0]]), prior=0)
+    assert r[0] == 0 and r[1] == pytest.approx(-400 * math.log10(3))
+    assert se[0] == 0 and se[1] > 0
+    # a perfect score stays finite with the prior; more games, smaller error
+    r1, se1 = elo_ratings(np.array([[0, 10], [0, 0]]), np.array([[0, 10], [10, 0]]))
+    r2, se2 = elo_ratings(np.array([[0, 100], [0, 0]]), np.array([[0, 100], [100, 0]]))
+    assert np.isfinite(r1).all() and 0 > r1[1] > r2[1]
+    # transitive: a > b > c, ratings in that order, symmetric in the anchor
+    s = np.array([[0, 7, 9], [3, 0, 7], [1, 3, 0]], float)
+    g = np.array([[0, 10, 10], [10, 0, 10], [10, 10, 0]], float)
+    ra, _ = elo_ratings(s, g, anchor=0)
+    rc, _ = elo_ratings(s, g, anchor=2)
+    assert ra[0] > ra[1] > ra[2]
+    np.testing.assert_allclose(ra - ra[2], rc)
+    # the fit's expected scores equal the observed ones (the likelihood equations)
+    r, _ = elo_ratings(s, g, prior=0)
+    expected = g / (1 + 10 ** ((r[None, :] - r[:, None]) / 400))
+    np.testing.assert_allclose(expected.sum(axis=1), s.sum(axis=1), atol=1e-6)
+
+
+def test_wilson():
+    lo, hi = wilson(8, 10)
+    assert (round(lo, 4), round(hi, 4)) == (0.4902, 0.9433)
+    assert wilson(0, 10)[0] == 0 and wilson(10, 10)[1] == 1
+    assert wilson(5, 10) == pytest.approx((1 - wilson(5, 10)[1], 1 - wilson(5, 10)[0]))
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_reproducible():
+    def run():
+        agents = [MCTSAgent(ENV, simulations=20), RandomAgent()]
+        return round_robin(ENV, agents, games=2, seed=11, progress=False)
+
+    a, b = run(), run()
+    assert [g.actions for g in a.games] == [g.actions for g in b.games]
+
+
+def test_outputs(tiny, tmp_path):
+    tiny.write_csv(tmp_path / "games.csv")
+    rows = list(csv.DictReader(open(tmp_path / "games.csv")))
+    assert len(rows) == len(tiny.games)
+    assert rows[0]["white"] == tiny.games[0].white and float(rows[0]["white_score"]) == tiny.games[0].score
+    tiny.write_json(tmp_path / "arena.json")
+    data = json.loads((tmp_path / "arena.json").read_text())
+    assert data["env"] == ENV and data["agents"] == tiny.agents and data["anchor"] == "random"
+    assert [s["agent"] for s in data["standings"]] == tiny.agents
+    assert data["games"][0]["actions"] == tiny.games[0].actions
+
+
+def test_bad_input_and_broken_agents():
+    with pytest.raises(ValueError, match="at least two agents"):
+        round_robin(ENV, [RandomAgent()], games=2)
+    with pytest.raises(ValueError, match="names must differ"):
+        round_robin(ENV, [RandomAgent(), RandomAgent()], games=2)
+    with pytest.raises(ValueError, match="positive integer"):
+        round_robin(ENV, [RandomAgent(), GreedyAgent(ENV)], games=0)
+
+    class Cheater(Agent):
+        name = "cheater"
+
+        def __call__(self, obs):
+            return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+
+    with pytest.raises(ArenaError, match=r"cheater \(playing black\) broke the rules: action \d+ = .* is illegal"):
+        play_game(ENV, RandomAgent(), Cheater())
+
+
+def test_max_steps_cuts_games_to_draws():
+    result = round_robin(ENV, [GreedyAgent(ENV), RandomAgent()], games=2, max_steps=1, progress=False)
+    assert all(g.truncated and g.score == 0.5 and g.length == 1 for g in result.games)
