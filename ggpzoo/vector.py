@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ggpzoo.agents.simple import greedy_action
 from ggpzoo.envs import ENVS
 from ggpzoo.envs.base import ROLE, STEP
 from ggpzoo.kernels import apply as _apply
@@ -64,29 +65,6 @@ def _is_legal(legal, n, action):
 def _random_legal(legal, n, s):
     s, r = _next(s)
     return s, legal[np.int64((r * np.uint64(n)) >> np.uint64(32))]
-
-
-@njit(cache=True)
-def _greedy_legal(game, board, aux, legal, n, s, scratch_board, scratch_aux):
-    """The action with the best immediate change of (own goal - opponent's goal); ties random."""
-    role = aux[ROLE]
-    best = -1_000_000
-    ties = 0
-    choice = legal[0]
-    for j in range(n):
-        scratch_board[:] = board
-        scratch_aux[:] = aux
-        _apply(game, scratch_board, scratch_aux, legal[j])
-        g = _goals(game, scratch_board, scratch_aux)
-        score = (g[0] - g[1]) if role == 0 else (g[1] - g[0])
-        if score > best:
-            best, ties, choice = score, 1, legal[j]
-        elif score == best:
-            ties += 1  # reservoir sampling keeps a uniform choice among the ties
-            s, r = _next(s)
-            if np.int64((r * np.uint64(ties)) >> np.uint64(32)) == 0:
-                choice = legal[j]
-    return s, choice
 
 
 # ----------------------------------------------------------------------------- batches
@@ -150,9 +128,7 @@ def _policy_batch(game, policy, seed, boards, auxs, legal, n_legal, terminal, ou
         if policy == 0:
             s, out[i] = _random_legal(legal[i], n_legal[i], s)
         else:
-            s, out[i] = _greedy_legal(
-                game, boards[i], auxs[i], legal[i], n_legal[i], s, boards[i].copy(), auxs[i].copy()
-            )
+            out[i] = greedy_action(game, boards[i], auxs[i], s)
 
 
 @njit(cache=True, parallel=True)
@@ -161,8 +137,6 @@ def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals
     for g in prange(goals_out.shape[0]):
         board = np.empty(cells, np.int8)
         aux = np.empty(aux_size, np.int32)
-        scratch_board = np.empty(cells, np.int8)
-        scratch_aux = np.empty(aux_size, np.int32)
         legal = np.empty(max_legal, np.int32)
         goals = np.empty(2, np.int64)
         s = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
@@ -174,7 +148,8 @@ def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals
             if policies[aux[ROLE]] == 0:
                 s, a = _random_legal(legal, n, s)
             else:
-                s, a = _greedy_legal(game, board, aux, legal, n, s, scratch_board, scratch_aux)
+                s, r = _next(s)
+                a = greedy_action(game, board, aux, r)
             _apply(game, board, aux, a)
         goals_out[g, 0], goals_out[g, 1] = goals[0], goals[1]
         lengths_out[g] = aux[STEP]
@@ -263,7 +238,8 @@ class VectorGames:
         return self._policy(0, seed)
 
     def greedy_actions(self, seed: int = 0) -> np.ndarray:
-        """Per game, the action with the best immediate change of own minus opponent goal."""
+        """Per game, :func:`ggpzoo.agents.simple.greedy_action`: the best own minus opponent goal
+    after the action (a move that ends the game ahead first), random tie-break."""
         return self._policy(1, seed)
 
     def _policy(self, policy: int, seed: int) -> np.ndarray:
@@ -314,8 +290,8 @@ def play(name: str, num_games: int, white: str = "random", black: str = "random"
     """Play ``num_games`` whole games of ``name`` in parallel with built-in policies.
 
     Returns ``(goals, lengths)``: int64 ``(num_games, 2)`` final goals (white, black) and the
-    number of actions of each game. Policies: ``"random"`` or ``"greedy"`` (one ply, the
-    best immediate change of own minus opponent goal, random tie-break).
+    number of actions of each game. Policies: ``"random"`` or ``"greedy"``
+    (:func:`ggpzoo.agents.simple.greedy_action`: one ply, random tie-break).
     """
     for p in (white, black):
         if p not in POLICIES:
