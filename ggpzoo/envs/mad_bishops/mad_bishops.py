@@ -7,7 +7,7 @@
 | Agents             | `['white', 'black']`                                                          |
 | Action space       | `Discrete(10000)`, `a = src * 100 + dst`                                      |
 | Observation        | `Box(0, 1, (10, 10, 3), int8)` plus `action_mask` `(10000,)` int8             |
-| Arguments          | `render_mode=None` or `"ansi"`; `max_steps=None` or a positive int            |
+| Arguments          | `render_mode=None`, `"ansi"`, `"rgb_array"` or `"human"`; `max_steps=None` or a positive int |
 | Rule sheet         | `madBishops.kif`, a game by Mark Steere (RULES.md, section "mad_bishops")     |
 
 10x10 board, files a..j (x = 1..10), 25 bishops each: white on the cells with x and y
