@@ -38,8 +38,8 @@ def _sample(mask, seed):
     n8 = n // 8 * 8
     words = mask[:n8].view(np.uint64)
     count = 0
-    for w in words:
-        count += np.int64((w * _ONES) >> np.uint64(56))
+    for j in range(n8 // 8):  # an index loop: numba vectorises it, ``for w in words`` it does not
+        count += np.int64((words[j] * _ONES) >> np.uint64(56))
     for i in range(n8, n):
         count += mask[i] != 0
     if count == 0:

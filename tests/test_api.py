@@ -269,3 +269,15 @@ def test_set_state_round_trip(name):
     np.testing.assert_array_equal(other.observe(other.agent_selection)["action_mask"], mask)
     with pytest.raises(ValueError, match="state must be"):
         other.set_state((state[0][:-1], state[1]))
+
+
+@pytest.mark.parametrize(
+    "x", [0, 5, 9999, 10_000, -1, 2**70, True, False, np.int64(5), np.int32(-1), np.array(7), np.array([7]), 3.0, "3", None]
+)
+def test_action_space_contains_answers_as_gymnasium_does(x):
+    from gymnasium.spaces import Discrete
+
+    from ggpzoo.envs.base import ActionSpace
+
+    assert ActionSpace(10_000).contains(x) == Discrete(10_000).contains(x)
+    assert isinstance(ActionSpace(10_000), Discrete) and ActionSpace(10_000) == Discrete(10_000)

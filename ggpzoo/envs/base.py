@@ -93,6 +93,19 @@ def _set_mask(mask, actions, n, value):
         mask[actions[i]] = value
 
 
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without numpy.
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` asks ``contains`` at every step; gymnasium's
+    takes 2 us for an int. The answers are gymnasium's for every input.
+    """
+
+    def contains(self, x) -> bool:
+        if type(x) is int:  # not bool: gymnasium's answer for True/False comes from below
+            return 0 <= x < self.n
+        return super().contains(x)
+
+
 class GGPEnv(AECEnv, EzPickle):
     """AEC environment over a ggpzoo rules kernel.
 
@@ -153,7 +166,7 @@ class GGPEnv(AECEnv, EzPickle):
         )
         # One space object per agent, returned by every call (PettingZoo's api_test checks).
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(self.num_actions) for a in self.possible_agents}
 
         self._board = np.zeros(k.H * k.W, np.int8)
         self._aux = np.zeros(k.AUX_SIZE, np.int32)
