@@ -1,0 +1,283 @@
+"""Self-play training of a ggpzoo game with sb3-contrib's MaskablePPO.
+
+The learner plays through :class:`ggpzoo.single_agent.SingleAgentEnv` (both sides, in
+turn) against a pool of random play and frozen snapshots of itself, taken every
+``--snapshot-every`` steps (and greedy play, with ``--greedy-weight``). Every
+``--eval-every`` steps it plays ``--eval-games`` games against random and greedy
+opponents (half as white, half as black, its most likely actions) and prints the win
+rate with a 95% Wilson interval. The model is saved to
+``OUT/ENV/model.zip``, the evaluations to ``OUT/ENV/eval.csv``.
+
+    python examples/train_maskable_ppo.py --env skirmish_v0 --timesteps 300000
+    python examples/train_maskable_ppo.py --env amazons_v0 --max-minutes 30
+    python examples/train_maskable_ppo.py --env mad_bishops_v0 \
+        --eval-only models/mad_bishops_v0/model.zip
+
+amazons_v0 is trained through :class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three
+100-way choices per turn). Needs the ``train`` extra: ``pip install -e ".[train]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ggpzoo.envs import ENVS
+
+# Rewards the learner trains on, per game: dense zero-sum capture deltas where goals grow
+# during play (Skirmish), the win/loss of the rules elsewhere. Any other env: win/loss.
+DEFAULT_REWARD = {"skirmish_v0": "delta_zero_sum", "skirmish_endgame_v0": "delta_zero_sum"}
+REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate ``wins / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def make_env(name: str, reward: str, random_weight: float, pool_size: int, greedy_weight: float = 0.0):
+    """A :class:`SingleAgentEnv` for one VecEnv slot, with its own opponent pool (random play,
+    greedy play if ``greedy_weight``; snapshots come through ``add_opponent``). Picklable
+    through functools.partial."""
+    import torch
+
+    from ggpzoo.single_agent import OpponentPool, SingleAgentEnv
+
+    torch.set_num_threads(1)  # snapshot opponents in subprocesses: no oversubscription
+    # random_weight 0: only snapshots, once there are any (a pool needs a weight above 0)
+    fixed, weights = ["random"], [random_weight or 1e-9]
+    if greedy_weight:
+        fixed.append("greedy")
+        weights.append(greedy_weight)
+    pool = OpponentPool(fixed, weights=weights, max_size=len(fixed) + pool_size)
+    return SingleAgentEnv(name, opponent=pool, reward=reward)
+
+
+def evaluate(model, name: str, opponent: str, games: int, seed: int = 0, parallel: int = 16) -> dict:
+    """Play ``games`` games (sides alternating) with the model's most likely actions.
+
+    ``parallel`` games run in lockstep so each policy call is batched. Returns wins, draws,
+    losses, the win rate and its 95% interval. Each game gets its own seed.
+    """
+    from ggpzoo.single_agent import SingleAgentEnv
+
+    envs = [SingleAgentEnv(name, opponent=opponent) for _ in range(min(parallel, games))]
+    results = []
+    started = 0
+    obs = [None] * len(envs)
+
+    def start(i: int) -> None:  # game k: the learner is white for even k, black for odd k
+        nonlocal started
+        envs[i].learner_side = "white" if started % 2 == 0 else "black"
+        obs[i], _ = envs[i].reset(seed=seed + started)
+        started += 1
+
+    for i in range(len(envs)):
+        start(i)
+    live = list(range(len(envs)))
+    while live:
+        batch = np.stack([obs[i] for i in live])
+        masks = np.stack([envs[i].action_masks() for i in live])
+        actions, _ = model.predict(batch, action_masks=masks, deterministic=True)
+        still = []
+        for i, action in zip(live, actions, strict=True):
+            obs[i], _, terminated, truncated, info = envs[i].step(int(action))
+            if terminated or truncated:
+                results.append(info.get("outcome", 0))
+                if started < games:
+                    start(i)
+                    still.append(i)
+            else:
+                still.append(i)
+        live = still
+    wins, draws = results.count(1), results.count(0)
+    low, high = wilson(wins, len(results))
+    return {
+        "opponent": opponent,
+        "games": len(results),
+        "wins": wins,
+        "draws": draws,
+        "losses": results.count(-1),
+        "win_rate": wins / len(results),
+        "ci_low": low,
+        "ci_high": high,
+    }
+
+
+def format_eval(r: dict) -> str:
+    return (
+        f"vs {r['opponent']:<6} win {100 * r['win_rate']:5.1f}% [{100 * r['ci_low']:5.1f}, {100 * r['ci_high']:5.1f}] "
+        f"(W/D/L {r['wins']}/{r['draws']}/{r['losses']} of {r['games']})"
+    )
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="train_maskable_ppo.py",
+        description=__doc__.split("\n\n")[0],
+        epilog="Example: python examples/train_maskable_ppo.py --env skirmish_v0 --timesteps 300000",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--env", required=True, choices=list(ENVS), help="the game")
+    p.add_argument("--timesteps", type=int, default=300_000, help="learner steps to train")
+    p.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
+    p.add_argument("--reward", choices=REWARD_CHOICES, default=None,
+                   help="training reward; default: delta_zero_sum for Skirmish, winloss elsewhere")
+    p.add_argument("--n-envs", type=int, default=8, help="parallel games")
+    p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="VecEnv kind")
+    p.add_argument("--n-steps", type=int, default=256, help="PPO rollout steps per env")
+    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--n-epochs", type=int, default=4)
+    p.add_argument("--lr", type=float, default=3e-4, help="learning rate")
+    p.add_argument("--gamma", type=float, default=0.995)
+    p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--net-arch", default="256,256", help="hidden layer sizes, comma-separated")
+    p.add_argument("--snapshot-every", type=int, default=25_000, help="steps between frozen snapshots")
+    p.add_argument("--pool-size", type=int, default=4, help="snapshots kept in the opponent pool")
+    p.add_argument("--random-weight", type=float, default=2.0,
+                   help="draw weight of random play in the pool (each snapshot weighs 1)")
+    p.add_argument("--greedy-weight", type=float, default=0.0,
+                   help="draw weight of greedy play in the pool (0: not in the pool)")
+    p.add_argument("--eval-every", type=int, default=50_000, help="steps between evaluations")
+    p.add_argument("--eval-games", type=int, default=100, help="games per opponent per evaluation")
+    p.add_argument("--final-eval-games", type=int, default=400, help="games per opponent at the end")
+    p.add_argument("--out", default="models", help="output folder (OUT/ENV/model.zip, eval.csv)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--eval-only", metavar="MODEL", help="evaluate a saved model instead of training")
+    p.add_argument("--tiny", action="store_true",
+                   help="a few hundred steps with tiny settings: checks that everything runs")
+    args = p.parse_args(argv)
+    if args.tiny:
+        args.timesteps, args.n_envs, args.n_steps, args.batch_size, args.n_epochs = 256, 2, 64, 64, 1
+        args.snapshot_every = args.eval_every = 128
+        args.eval_games, args.final_eval_games, args.net_arch = 2, 4, "32"
+    for field in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "eval_every",
+                  "eval_games", "final_eval_games", "threads"):
+        if getattr(args, field) < 1:
+            p.error(f"--{field.replace('_', '-')} must be at least 1")
+    if args.pool_size < 0 or args.random_weight < 0 or args.greedy_weight < 0:
+        p.error("--pool-size, --random-weight and --greedy-weight must not be negative")
+    try:
+        args.net_arch = [int(x) for x in str(args.net_arch).split(",") if x.strip()]
+    except ValueError:
+        p.error(f"--net-arch must be comma-separated integers, got {args.net_arch!r}")
+    args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from ggpzoo.single_agent import PolicyOpponent
+
+    torch.set_num_threads(args.threads)
+    out = Path(args.out) / args.env
+    out.mkdir(parents=True, exist_ok=True)
+
+    if args.eval_only:
+        model = MaskablePPO.load(args.eval_only, device="cpu")
+        for opp in ("random", "greedy"):
+            print(args.env, format_eval(evaluate(model, args.env, opp, args.final_eval_games, args.seed + 10**6)))
+        return 0
+
+    fns = [functools.partial(make_env, args.env, args.reward, args.random_weight, args.pool_size,
+                             args.greedy_weight)] * args.n_envs
+    venv = (SubprocVecEnv if args.vec == "subproc" else DummyVecEnv)(fns)
+    venv.seed(args.seed)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=args.lr,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": args.net_arch},
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
+    log_path = out / "eval.csv"
+    log = open(log_path, "w", newline="")
+    writer = csv.DictWriter(log, ["timesteps", "minutes", "opponent", "games", "wins", "draws", "losses",
+                                  "win_rate", "ci_low", "ci_high"])
+    writer.writeheader()
+    start = time.perf_counter()
+
+    def run_eval(games: int, tag: str, steps: int) -> list[dict]:
+        rows = []
+        for opp in ("random", "greedy"):
+            r = evaluate(model, args.env, opp, games, args.seed + 10**6 + steps)
+            r |= {"timesteps": steps, "minutes": round((time.perf_counter() - start) / 60, 2)}
+            writer.writerow(r)
+            rows.append(r)
+            print(f"[{tag} {steps:>9,} steps, {r['minutes']:6.1f} min] {format_eval(r)}", flush=True)
+        log.flush()
+        return rows
+
+    class SelfPlay(BaseCallback):
+        """Snapshots into the pool, evaluations, and the wall-time limit."""
+
+        def __init__(self):
+            super().__init__()
+            self.next_snapshot = args.snapshot_every
+            self.next_eval = args.eval_every
+
+        def _on_step(self) -> bool:
+            t = self.num_timesteps
+            if args.pool_size and t >= self.next_snapshot:
+                self.next_snapshot += args.snapshot_every
+                venv.env_method("add_opponent", PolicyOpponent(model, copy_model=True))
+            if t >= self.next_eval:
+                self.next_eval += args.eval_every
+                run_eval(args.eval_games, "eval", t)
+            if args.max_minutes is not None and time.perf_counter() - start > 60 * args.max_minutes:
+                print(f"stopping: --max-minutes {args.max_minutes} reached at {t:,} steps", flush=True)
+                return False
+            return True
+
+    print(f"training {args.env}: reward {args.reward}, {args.n_envs} envs ({args.vec}), net {args.net_arch}, "
+          f"{args.timesteps:,} steps", flush=True)
+    model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
+    train_minutes = (time.perf_counter() - start) / 60
+    model.save(out / "model.zip")
+    final = run_eval(args.final_eval_games, "final", model.num_timesteps)
+    summary = {
+        "env": args.env,
+        "reward": args.reward,
+        "timesteps": model.num_timesteps,
+        "train_minutes": round(train_minutes, 2),
+        "total_minutes": round((time.perf_counter() - start) / 60, 2),
+        "final": final,
+        "args": {k: v for k, v in vars(args).items() if k != "eval_only"},
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(f"saved {out / 'model.zip'}; evaluations in {log_path}; "
+          f"{model.num_timesteps:,} steps in {train_minutes:.1f} min of training", flush=True)
+    log.close()
+    venv.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""AEC wrappers for the ggpzoo envs, one module per concern.
+
+* :mod:`ggpzoo.wrappers.rewards` - :class:`WinLossReward`, :class:`GoalReward`,
+  :class:`GoalDeltaReward`: rewards from the GGP goals (``REWARDS`` names them).
+* :mod:`ggpzoo.wrappers.turns` - :class:`AmazonsTurnDecomposition`: an amazons_v0 turn as
+  three masked 100-way choices.
+* :mod:`ggpzoo.wrappers.accounting` - :class:`RewardAccounting`, the AEC reward
+  bookkeeping the others share.
+
+Each works on ``env()`` and ``raw_env`` and touches no private field of the wrapped env.
+"""
+
+from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
+from ggpzoo.wrappers.rewards import (
+    REWARDS,
+    GoalDeltaReward,
+    GoalReward,
+    GoalRewardWrapper,
+    WinLossReward,
+    reward_wrapper,
+)
+from ggpzoo.wrappers.turns import AmazonsTurnDecomposition
+
+__all__ = [
+    "AmazonsTurnDecomposition",
+    "GoalDeltaReward",
+    "GoalReward",
+    "GoalRewardWrapper",
+    "InvalidWrapperArgument",
+    "REWARDS",
+    "RewardAccounting",
+    "WinLossReward",
+    "reward_wrapper",
+]

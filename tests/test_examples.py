@@ -1,0 +1,111 @@
+"""The examples: each answers --help as a script, and does a tiny real run."""
+
+import csv
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+NAMES = ["train_maskable_ppo", "check_envs", "benchmark_selfplay"]
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help(name):
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / f"{name}.py"), "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"usage: {name}.py")
+
+
+@pytest.mark.parametrize("env", ["skirmish_endgame_v0", "amazons_v0"])
+def test_train_tiny_run(env, tmp_path, capsys):
+    train = _load("train_maskable_ppo")
+    assert train.main(["--env", env, "--tiny", "--no-progress", "--out", str(tmp_path)]) == 0
+    out = tmp_path / env
+    printed = capsys.readouterr().out
+    assert "vs random" in printed and "vs greedy" in printed
+    rows = list(csv.DictReader(open(out / "eval.csv")))
+    # two evaluations during training (at 128 and 256 steps) and the final one, each vs both
+    assert [r["opponent"] for r in rows] == ["random", "greedy"] * 3
+    assert [int(r["games"]) for r in rows] == [2, 2, 2, 2, 4, 4]
+    for r in rows:
+        assert int(r["wins"]) + int(r["draws"]) + int(r["losses"]) == int(r["games"])
+        assert 0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["env"] == env and summary["timesteps"] >= 256
+    # the saved model loads and is evaluated again
+    assert train.main(["--env", env, "--eval-only", str(out / "model.zip"), "--final-eval-games", "2",
+                       "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.count("of 2)") == 2
+
+
+def test_train_subproc_tiny_run_with_snapshots(tmp_path, capsys):
+    train = _load("train_maskable_ppo")
+    args = ["--env", "skirmish_endgame_v0", "--tiny", "--no-progress", "--vec", "subproc", "--greedy-weight", "1",
+            "--out", str(tmp_path)]
+    assert train.main(args) == 0
+    assert (tmp_path / "skirmish_endgame_v0" / "model.zip").exists()
+    env = train.make_env("skirmish_endgame_v0", "delta_zero_sum", 2.0, 3, greedy_weight=1.0)
+    assert [type(o).__name__ for o in env.opponent.opponents] == ["RandomOpponent", "GreedyOpponent"]
+    assert env.opponent.weights == [2.0, 1.0] and env.opponent.max_size == 5
+
+
+def test_wilson_interval():
+    train = _load("train_maskable_ppo")
+    low, high = train.wilson(95, 100)
+    assert low == pytest.approx(0.8882, abs=1e-3) and high == pytest.approx(0.9785, abs=1e-3)
+    assert train.wilson(0, 10)[0] == 0.0 and train.wilson(10, 10)[1] == 1.0
+
+
+@pytest.mark.parametrize(
+    "bad", [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], []]
+)
+def test_train_bad_arguments(bad):
+    train = _load("train_maskable_ppo")
+    argv = bad if "--env" in bad or not bad else ["--env", "skirmish_v0", *bad]
+    with pytest.raises(SystemExit) as e:
+        train.parse_args(argv)
+    assert e.value.code == 2
+
+
+def test_check_envs_tiny_run(capsys):
+    check = _load("check_envs")
+    assert check.main(["--env", "skirmish_endgame_v0", "--env", "amazons_v0", "--cycles", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [c.strip() for c in lines[0].split(" | ")] == ["env", *check.CHECKS, "seconds"]
+    rows = {ln.split(" | ")[0].strip(): [c.strip() for c in ln.split(" | ")[1:-1]] for ln in lines[2:]}
+    assert rows == {"skirmish_endgame_v0": ["ok"] * 5, "amazons_v0": ["ok"] * 5}
+
+
+def test_check_envs_reports_a_failure(monkeypatch, capsys):
+    check = _load("check_envs")
+    import pettingzoo.test
+
+    def broken(*args, **kwargs):
+        raise AssertionError("seeded games differ")
+
+    monkeypatch.setattr(pettingzoo.test, "seed_test", broken)
+    assert check.main(["--env", "skirmish_endgame_v0", "--cycles", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "skirmish_endgame_v0: seed_test: FAIL: AssertionError: seeded games differ" in out
+
+
+def test_benchmark_tiny_run(tmp_path, capsys):
+    bench = _load("benchmark_selfplay")
+    png = tmp_path / "chart.png"
+    assert bench.main(["--env", "skirmish_endgame_v0", "--seconds", "0.2", "--bridge", "--out", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "skirmish_endgame_v0 " in out and "skirmish_endgame_v0 (bridge)" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
