@@ -60,7 +60,7 @@ from pettingzoo.utils import wrappers
 
 from ggpzoo import render as _render
 
-__all__ = ["ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "make_env_fn", "cell", "xy", "cell_str"]
+__all__ = ["ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "ActionSpace", "make_env_fn", "cell", "xy", "cell_str", "integer_id"]
 
 # Slots of ``aux`` shared by every kernel.
 ROLE = 0
@@ -84,6 +84,24 @@ def cell_str(c: int, width: int) -> str:
     """Cell index ``c`` as ``"(x,y)"``, 1-based, the form every message uses."""
     x, y = xy(c, width)
     return f"({x},{y})"
+
+
+def integer_id(action, n: int, what: str = "action id") -> int:
+    """``action`` as an int in ``range(n)``, or a ValueError naming what is wrong with it.
+
+    Accepts Python and numpy integers and 0-d integer arrays; refuses bools and floats.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"action must be an integer {what}, got the bool {action!r}")
+    try:
+        a = operator.index(action)
+    except TypeError:
+        raise ValueError(
+            f"action must be an integer {what} in [0, {n}), got {action!r} of type {type(action).__name__}"
+        ) from None
+    if not 0 <= a < n:
+        raise ValueError(f"action {a} is out of range: {what}s are 0..{n - 1}")
+    return a
 
 
 @njit(cache=True)
@@ -286,17 +304,7 @@ class GGPEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------ actions
     def _check_action(self, action) -> int:
         """Return ``action`` as an int if it is legal now, else raise a ValueError saying why."""
-        if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an integer action id, got the bool {action!r}")
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(
-                f"action must be an integer action id in [0, {self.num_actions}), "
-                f"got {action!r} of type {type(action).__name__}"
-            ) from None
-        if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} is out of range: action ids are 0..{self.num_actions - 1}")
+        a = integer_id(action, self.num_actions)
         if not self._mask[a]:
             agent = self.agent_selection
             raise ValueError(

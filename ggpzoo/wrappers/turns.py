@@ -23,14 +23,13 @@ Change log: added in 0.1.0.
 
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ggpzoo.envs.amazons import kernel as K
-from ggpzoo.envs.base import cell_str
+from ggpzoo.envs.base import cell_str, integer_id
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
 __all__ = ["AmazonsTurnDecomposition"]
@@ -194,16 +193,7 @@ class AmazonsTurnDecomposition(RewardAccounting):
 
     def _check(self, agent: str, action) -> int:
         """``action`` as a cell if it is a legal choice now, else a ValueError saying why."""
-        if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an integer cell id, got the bool {action!r}")
-        try:
-            c = operator.index(action)
-        except TypeError:
-            raise ValueError(
-                f"action must be an integer cell id in [0, {K.N}), got {action!r} of type {type(action).__name__}"
-            ) from None
-        if not 0 <= c < K.N:
-            raise ValueError(f"action {c} is out of range: cell ids are 0..{K.N - 1}")
+        c = integer_id(action, K.N, "cell id")
         if not self._stage_mask()[c]:
             stage = STAGES[self.stage]
             if self._queen is None:
