@@ -115,12 +115,17 @@ class ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without numpy.
 
     PettingZoo's ``AssertOutOfBoundsWrapper`` asks ``contains`` at every step; gymnasium's
-    takes 2 us for an int. The answers are gymnasium's for every input.
+    takes 2 us for an int. The answers are gymnasium's for every input but bools, which
+    gymnasium takes for 0 and 1 and this space refuses: through ``env()``, ``step(True)``
+    then fails in ``AssertOutOfBoundsWrapper`` ("action is not in action space") instead of
+    inside PettingZoo's ``TerminateIllegalWrapper`` with a numpy error.
     """
 
     def contains(self, x) -> bool:
-        if type(x) is int:  # not bool: gymnasium's answer for True/False comes from below
+        if type(x) is int:
             return 0 <= x < self.n
+        if isinstance(x, (bool, np.bool_)):
+            return False
         return super().contains(x)
 
 
