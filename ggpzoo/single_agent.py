@@ -43,7 +43,13 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from ggpzoo.envs import ENVS, load
 from ggpzoo.utils import sample_action
-from ggpzoo.wrappers import AmazonsTurnDecomposition, reward_wrapper
+from ggpzoo.wrappers import (
+    AmazonsTurnDecomposition,
+    MoveDecomposition,
+    PotentialShaping,
+    TurnDecomposition,
+    reward_wrapper,
+)
 
 __all__ = [
     "SingleAgentEnv",
@@ -60,23 +66,30 @@ __all__ = [
 SIDES = ("alternate", "white", "black")
 
 
-def make_aec_env(name: str, reward: str | None = None, decompose: bool | None = None, **kwargs) -> AECEnv:
-    """``load(name).env(**kwargs)``, in the reward wrapper named ``reward`` (see
-    :data:`ggpzoo.wrappers.REWARDS`) and, for amazons_v0 when ``decompose`` is not False,
-    in :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` (``decompose=None`` means "where
-    it applies"; ``True`` on another env is an error)."""
+def make_aec_env(
+    name: str, reward: str | None = None, decompose: bool | None = None, shaping: float = 0.0, **kwargs
+) -> AECEnv:
+    """``load(name).env(**kwargs)`` in the reward wrapper named ``reward`` (see
+    :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
+    :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
+    potential, then in a turn decomposition: :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`
+    for amazons_v0, :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
+    ``decompose=None`` decomposes amazons_v0 only (its 86,980-way action is too big for a
+    small policy), ``True`` every game, ``False`` none."""
     if name not in ENVS:
         raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")
     env = reward_wrapper(load(name).env(**kwargs), reward)
+    if shaping:
+        env = PotentialShaping(env, weight=shaping)
     if decompose or (decompose is None and name == "amazons_v0"):
-        env = AmazonsTurnDecomposition(env)
+        env = AmazonsTurnDecomposition(env) if name == "amazons_v0" else MoveDecomposition(env)
     return env
 
 
-def _turns(env) -> AmazonsTurnDecomposition | None:
+def _turns(env) -> TurnDecomposition | None:
     """The turn decomposition among ``env`` and the wrappers inside it, or None."""
     while True:
-        if isinstance(env, AmazonsTurnDecomposition):
+        if isinstance(env, TurnDecomposition):
             return env
         if not isinstance(env, BaseWrapper):
             return None
@@ -106,7 +119,7 @@ class _TurnOpponent(Opponent):
 
     def __init__(self):
         super().__init__()
-        self._plan: tuple[int, ...] | None = None
+        self._plan: tuple[int, tuple[int, ...]] | None = None  # (the turn's number, its cells)
 
     def reset(self, rng):
         super().reset(rng)
@@ -116,14 +129,13 @@ class _TurnOpponent(Opponent):
         turns = _turns(env)
         if turns is None:
             return self.choose(env, agent, None)
-        steps = self._plan
-        chosen = (turns.queen, turns.destination)[: turns.stage]
-        if turns.stage == 0 or steps is None or tuple(steps[: turns.stage]) != chosen:
-            steps = self._plan = turns.turn_steps(self.choose(env, agent, turns.legal_turns()))
-        return steps[turns.stage]
+        number, stage = turns.turn_number, turns.stage
+        if self._plan is None or self._plan[0] != number or self._plan[1][:stage] != turns.chosen:
+            self._plan = number, turns.turn_steps(self.choose(env, agent, turns.legal_turns()))
+        return self._plan[1][stage]
 
     def choose(self, env, agent, legal_turns: np.ndarray | None) -> int:
-        """An action of ``env`` (or, with ``legal_turns``, one of those amazons_v0 turns)."""
+        """An action of ``env`` (or, with ``legal_turns``, one of those actions of the wrapped env)."""
         raise NotImplementedError
 
 
@@ -133,7 +145,7 @@ class AgentOpponent(_TurnOpponent):
     :class:`~ggpzoo.agents.Agent`.
 
     The agent picks a whole game action from the game (``agent.act(env)``); in a
-    turn-decomposed env it plays that turn's three steps. A spec string is made into an
+    turn-decomposed env it plays that action's choices. A spec string is made into an
     agent for the env of the first game it plays, and every agent is reseeded at each
     episode from the :class:`SingleAgentEnv`'s generator.
     """
@@ -355,7 +367,10 @@ class SingleAgentEnv(gym.Env):
         learner: ``"alternate"`` (white, black, white... per episode), ``"white"`` or ``"black"``.
         reward: with an env name, the reward wrapper's name (``"winloss"``, ``"goal"``,
             ``"delta"``, ``"delta_zero_sum"``); None keeps the env's win/loss rewards.
-        decompose: with an env name, whether to decompose amazons_v0 turns (default: yes).
+        decompose: with an env name, whether to decompose actions into cell choices (see
+            :func:`make_aec_env`; default: amazons_v0 only).
+        shaping: with an env name, the weight of :class:`~ggpzoo.wrappers.PotentialShaping`
+            (default 0: none).
         render_mode: ``None`` or ``"ansi"``.
         env_kwargs: with an env name, more arguments for ``env()`` (e.g. ``max_steps``).
         illegal_reward: the learner's reward for an illegal action (default -1).
@@ -370,6 +385,7 @@ class SingleAgentEnv(gym.Env):
         learner: str = "alternate",
         reward: str | None = None,
         decompose: bool | None = None,
+        shaping: float = 0.0,
         render_mode: str | None = None,
         env_kwargs: dict | None = None,
         illegal_reward: float = -1.0,
@@ -380,10 +396,14 @@ class SingleAgentEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         if isinstance(env, str):
-            env = make_aec_env(env, reward=reward, decompose=decompose, render_mode=render_mode, **(env_kwargs or {}))
+            env = make_aec_env(
+                env, reward=reward, decompose=decompose, shaping=shaping, render_mode=render_mode, **(env_kwargs or {})
+            )
         elif isinstance(env, AECEnv):
-            if reward is not None or decompose is not None or env_kwargs:
-                raise ValueError("reward, decompose and env_kwargs apply to an env name; wrap the AEC env yourself")
+            if reward is not None or decompose is not None or shaping or env_kwargs:
+                raise ValueError(
+                    "reward, decompose, shaping and env_kwargs apply to an env name; wrap the AEC env yourself"
+                )
         else:
             raise TypeError(f"env must be an env name or a PettingZoo AEC env, got {type(env).__name__}")
         agents = list(env.possible_agents)

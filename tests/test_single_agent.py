@@ -18,7 +18,7 @@ from ggpzoo.single_agent import (
     make_aec_env,
     make_opponent,
 )
-from ggpzoo.wrappers import AmazonsTurnDecomposition, GoalDeltaReward
+from ggpzoo.wrappers import POTENTIALS, AmazonsTurnDecomposition, GoalDeltaReward
 
 NAMES = list(ENVS)
 
@@ -56,6 +56,44 @@ def _play_random(env, rng, episodes):
 @pytest.mark.parametrize("name", NAMES)
 def test_gymnasium_env_checker(name):
     check_env(SingleAgentEnv(name, reward="delta_zero_sum"), skip_render_check=True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gymnasium_env_checker_decomposed_and_shaped(name):
+    shaping = 0.5 if name in POTENTIALS else 0.0
+    env = SingleAgentEnv(name, reward="winloss", decompose=True, shaping=shaping)
+    assert env.action_space.n == (100 if name.startswith(("amazons", "mad")) else 64)
+    check_env(env, skip_render_check=True)
+    rng = np.random.default_rng(5)
+    for learner, rewards, info in _play_random(env, rng, 4):
+        assert info["outcome"] in (-1, 0, 1) and info["learner"] == learner
+        if shaping:  # shaping moves credit earlier; the return is still the outcome
+            assert sum(rewards) == pytest.approx(info["outcome"], abs=1e-9)
+            assert sum(r != 0 for r in rewards) > 1
+
+
+def test_make_aec_env_wrapper_order():
+    env = make_aec_env("mad_bishops_v0", reward="winloss", decompose=True, shaping=0.5)
+    assert [type(e).__name__ for e in (env, env.env, env.env.env)] == [
+        "MoveDecomposition", "PotentialShaping", "WinLossReward"
+    ]
+    assert type(make_aec_env("amazons_v0", shaping=1.0).env).__name__ == "PotentialShaping"
+    assert not hasattr(make_aec_env("mad_bishops_v0"), "stage")  # decomposes amazons_v0 only by default
+
+
+def test_random_opponent_plays_whole_moves_with_a_forced_source():
+    """In amazons_split_v0's fire step the wrapper picks the source; the opponent's plan still fits."""
+    env = make_aec_env("amazons_split_v0", decompose=True)
+    opp = RandomOpponent()
+    opp.reset(np.random.default_rng(1))
+    env.reset(seed=0)
+    cells = 0
+    while env.turn_number < 20:  # 10 moves (source, destination) and 10 fires (the arrow only)
+        cell = opp(env, env.agent_selection)
+        assert env.last()[0]["action_mask"][cell] == 1
+        env.step(cell)
+        cells += 1
+    assert cells == 30 and env.unwrapped.get_state()[1][AK.STEP] == 20
 
 
 def test_gymnasium_env_checker_greedy_and_render():

@@ -2,8 +2,10 @@
 
 * :mod:`ggpzoo.wrappers.rewards` - :class:`WinLossReward`, :class:`GoalReward`,
   :class:`GoalDeltaReward`: rewards from the GGP goals (``REWARDS`` names them).
-* :mod:`ggpzoo.wrappers.turns` - :class:`AmazonsTurnDecomposition`: an amazons_v0 turn as
-  three masked 100-way choices.
+* :mod:`ggpzoo.wrappers.shaping` - :class:`PotentialShaping`: a dense potential-based
+  training signal (mobility, material) whose rewards sum to 0 over a game.
+* :mod:`ggpzoo.wrappers.turns` - :class:`AmazonsTurnDecomposition` (an amazons_v0 turn as
+  three masked 100-way choices) and :class:`MoveDecomposition` (a from/to action as two).
 * :mod:`ggpzoo.wrappers.accounting` - :class:`RewardAccounting`, the AEC reward
   bookkeeping the others share.
 
@@ -19,7 +21,8 @@ from ggpzoo.wrappers.rewards import (
     WinLossReward,
     reward_wrapper,
 )
-from ggpzoo.wrappers.turns import AmazonsTurnDecomposition
+from ggpzoo.wrappers.shaping import POTENTIALS, PotentialShaping
+from ggpzoo.wrappers.turns import AmazonsTurnDecomposition, MoveDecomposition, TurnDecomposition
 
 __all__ = [
     "AmazonsTurnDecomposition",
@@ -27,8 +30,12 @@ __all__ = [
     "GoalReward",
     "GoalRewardWrapper",
     "InvalidWrapperArgument",
+    "MoveDecomposition",
+    "POTENTIALS",
+    "PotentialShaping",
     "REWARDS",
     "RewardAccounting",
+    "TurnDecomposition",
     "WinLossReward",
     "reward_wrapper",
 ]

@@ -1,13 +1,20 @@
-"""Turn decomposition: one amazons_v0 turn as three small masked choices.
+"""Turn decomposition: one game action as a few small masked cell choices.
 
 * :class:`AmazonsTurnDecomposition` - each turn of ``amazons_v0`` (one action of
   ``Discrete(86980)``) becomes three actions of ``Discrete(100)`` by the same agent: the
-  queen's cell, its destination, the arrow's cell. Each is masked to the choices that
-  some legal turn still allows, and the partial choice is in the observation.
+  queen's cell, its destination, the arrow's cell.
+* :class:`MoveDecomposition` - each from/to action ``src * cells + dst`` of
+  ``amazons_split_v0``, ``mad_bishops_v0``, ``skirmish_v0`` and ``skirmish_endgame_v0``
+  becomes two actions of ``Discrete(cells)``: the source cell, then the destination. A
+  source choice with one option (the fire step of ``amazons_split_v0``, a lone piece that
+  can move) is made by the wrapper.
 
-A policy with a 100-way head learns Amazons far more easily than one with an 86,980-way
-head: the three choices share the board features, and the masks rule out every illegal
-combination, so each legal turn stays reachable and no illegal one is.
+Both share :class:`TurnDecomposition`: each choice is masked to the cells that some legal
+action still allows, and the choices made are marked in the observation.
+
+A policy with a 100-way head learns far more easily than one with a 10,000-way or
+86,980-way head: the choices share the board features, and the masks rule out every
+illegal combination, so each legal action stays reachable and no illegal one is.
 
 >>> from ggpzoo.envs import amazons_v0
 >>> env = AmazonsTurnDecomposition(amazons_v0.env())
@@ -18,11 +25,11 @@ combination, so each legal turn stays reachable and no illegal one is.
 >>> env.agent_selection, env.stage
 ('white', 1)
 
-Change log: added in 0.1.0.
+Change log: added in 0.1.0 (``AmazonsTurnDecomposition``); ``MoveDecomposition`` and the
+shared base in 0.2.0.
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 from gymnasium import spaces
@@ -32,12 +39,178 @@ from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.base import cell_str, integer_id
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
-__all__ = ["AmazonsTurnDecomposition"]
-
-STAGES = ("queen", "destination", "arrow")
+__all__ = ["TurnDecomposition", "AmazonsTurnDecomposition", "MoveDecomposition"]
 
 
-class AmazonsTurnDecomposition(RewardAccounting):
+class TurnDecomposition(RewardAccounting):
+    """Base: each action of the wrapped env as ``len(STAGES)`` masked ``Discrete(cells)`` choices.
+
+    The agent in control stays selected for all its choices; the wrapped env steps on the
+    last one, with the one legal action that agrees with every choice. Subclasses set
+    ``STAGES`` (the choices' names) and implement :meth:`_split` (action ids to their cells)
+    and :meth:`_why_not` (why a cell is no legal choice).
+
+    Observation: the wrapped env's planes, then one plane per choice but the last, marking
+    the cell chosen (empty until chosen; every agent sees them). ``action_mask`` allows
+    exactly the cells that complete to at least one legal action. Rewards: 0 for every
+    choice but the last, which passes on the wrapped env's rewards of the action. An illegal
+    choice raises ``ValueError`` saying why, and changes nothing.
+    """
+
+    STAGES: tuple[str, ...]
+    skip_forced = False  # make a choice (but the last) that has one option without asking
+
+    def __init__(self, env: AECEnv, cells: int):
+        super().__init__(env)
+        self.cells = cells
+        inner = env.observation_space(env.possible_agents[0])["observation"]
+        h, w, self._planes = inner.shape
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (h, w, self._planes + len(self.STAGES) - 1), np.int8),
+                "action_mask": spaces.Box(0, 1, (cells,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in env.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(cells) for a in env.possible_agents}
+        self._number = 0
+        self._clear_turn()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _split(self, ids: np.ndarray) -> np.ndarray:
+        """The cells ``(len(ids), len(STAGES))`` that play the wrapped env's actions ``ids``."""
+        raise NotImplementedError
+
+    def _why_not(self, agent: str, stage: int) -> str:
+        """Why no legal action goes through the cell just refused at ``stage``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the partial turn
+    @property
+    def stage(self) -> int:
+        """The index in ``STAGES`` of what the next action chooses."""
+        return len(self._chosen)
+
+    @property
+    def turn_number(self) -> int:
+        """How many actions of the wrapped env were played since the last reset."""
+        return self._number
+
+    @property
+    def chosen(self) -> tuple[int, ...]:
+        """The cells chosen so far in this action."""
+        return tuple(self._chosen)
+
+    def legal_turns(self) -> np.ndarray:
+        """The wrapped env's action ids still open: legal now and agreeing with the choices made."""
+        return self._turns()[0][self._agreeing()]
+
+    def turn_steps(self, turn: int) -> tuple[int, ...]:
+        """The cells, one per stage, that play the wrapped env's action ``turn``."""
+        return tuple(int(c) for c in self._split(np.array([turn], np.int64))[0])
+
+    def legal_actions(self) -> np.ndarray:
+        """The cells the selected agent may choose now, ascending (empty once the game is over)."""
+        return np.flatnonzero(self._stage_mask()) if self._live(self.env.agent_selection) else np.zeros(0, np.int64)
+
+    def _clear_turn(self) -> None:
+        self._chosen: list[int] = []
+        self._ids = self._parts = None  # the legal actions, read from the wrapped env once per action
+
+    def _turns(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._ids is None:
+            legal = getattr(self.env, "legal_actions", None)  # a ggpzoo env's public list: no big-mask scan
+            if callable(legal):
+                self._ids = np.asarray(legal(), np.int64)
+            else:
+                self._ids = np.flatnonzero(self.env.observe(self.env.agent_selection)["action_mask"])
+            self._parts = self._split(self._ids)
+        return self._ids, self._parts
+
+    def _agreeing(self) -> np.ndarray:
+        parts = self._turns()[1]
+        keep = np.ones(len(parts), bool)
+        for i, c in enumerate(self._chosen):
+            keep &= parts[:, i] == c
+        return keep
+
+    def _stage_mask(self) -> np.ndarray:
+        mask = np.zeros(self.cells, np.int8)
+        mask[self._turns()[1][self._agreeing(), self.stage]] = 1
+        return mask
+
+    def _live(self, agent) -> bool:
+        env = self.env
+        return (
+            bool(env.agents)
+            and agent == env.agent_selection
+            and not (env.terminations.get(agent, True) or env.truncations.get(agent, True))
+        )
+
+    def _new_turn(self) -> None:
+        self._clear_turn()
+        if self.skip_forced and self._live(self.env.agent_selection):
+            while self.stage < len(self.STAGES) - 1:
+                options = np.flatnonzero(self._stage_mask())
+                if len(options) != 1:
+                    break
+                self._chosen.append(int(options[0]))
+
+    # ------------------------------------------------------------------ AEC API
+    def _begin(self, rewards=None) -> None:
+        self._number = 0
+        self._new_turn()
+        super()._begin(dict(self.env.rewards))
+
+    def observe(self, agent):
+        inner = self.env.observe(agent)
+        h, w, _ = inner["observation"].shape
+        obs = np.zeros((h, w, self._planes + len(self.STAGES) - 1), np.int8)
+        obs[:, :, : self._planes] = inner["observation"]
+        for i, c in enumerate(self._chosen):
+            obs[c // w, c % w, self._planes + i] = 1
+        mask = self._stage_mask() if self._live(agent) else np.zeros(self.cells, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        if self._step_dead_or_over(action):
+            self._clear_turn()
+            return
+        env = self.env
+        agent = env.agent_selection
+        c = self._check(agent, action)
+        self._chosen.append(c)
+        if self.stage < len(self.STAGES):
+            self._pay(agent, {})
+            return
+        (turn,) = self.legal_turns()
+        env.step(int(turn))
+        self._number += 1
+        self._new_turn()
+        self._pay(agent, env.rewards)
+
+    def _check(self, agent: str, action) -> int:
+        """``action`` as a cell if it is a legal choice now, else a ValueError saying why."""
+        c = integer_id(action, self.cells, "cell id")
+        if not self._stage_mask()[c]:
+            w = self.env.observation_space(agent)["observation"].shape[1]
+            raise ValueError(
+                f"action {c} = {cell_str(c, w)} is illegal as {agent}'s {self.STAGES[self.stage]}: "
+                f"{self._why_not(agent, self.stage)}"
+            )
+        return c
+
+
+def _game_name(env: AECEnv) -> str | None:
+    return getattr(getattr(env, "unwrapped", None), "metadata", {}).get("name")
+
+
+class AmazonsTurnDecomposition(TurnDecomposition):
     """Each amazons_v0 turn as three masked ``Discrete(100)`` choices: queen, destination, arrow.
 
     Actions are cells ``c = (y - 1) * 10 + (x - 1)``. The agent in control stays selected
@@ -58,11 +231,13 @@ class AmazonsTurnDecomposition(RewardAccounting):
             wrappers.
     """
 
+    STAGES = ("queen", "destination", "arrow")
     num_actions = K.N
 
     def __init__(self, env: AECEnv):
-        super().__init__(env)
-        name = getattr(getattr(env, "unwrapped", None), "metadata", {}).get("name")
+        if not isinstance(env, AECEnv):
+            raise InvalidWrapperArgument(f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}")
+        name = _game_name(env)
         if name != "amazons_v0":
             raise InvalidWrapperArgument(
                 f"AmazonsTurnDecomposition decomposes amazons_v0 turns, got the env {name!r}"
@@ -73,43 +248,17 @@ class AmazonsTurnDecomposition(RewardAccounting):
                 f"AmazonsTurnDecomposition needs amazons_v0's Discrete({K.NUM_ACTIONS_AMAZONS}) turns, "
                 f"the wrapped env's actions are {env.action_space(env.possible_agents[0])}"
             )
-        inner = env.observation_space(env.possible_agents[0])["observation"]
-        self._planes = inner.shape[2]
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 1, (K.H, K.W, self._planes + 2), np.int8),
-                "action_mask": spaces.Box(0, 1, (K.N,), np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in env.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(K.N) for a in env.possible_agents}
-        self._clear_turn()
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    # ------------------------------------------------------------------ the partial turn
-    @property
-    def stage(self) -> int:
-        """What the next action chooses: 0 the queen, 1 its destination, 2 the arrow."""
-        return 0 if self._queen is None else 1 if self._destination is None else 2
+        super().__init__(env, K.N)
 
     @property
     def queen(self) -> int | None:
         """The cell of the queen chosen this turn, or None."""
-        return self._queen
+        return self._chosen[0] if self.stage > 0 else None
 
     @property
     def destination(self) -> int | None:
         """The cell of the destination chosen this turn, or None."""
-        return self._destination
-
-    def legal_turns(self) -> np.ndarray:
-        """The amazons_v0 action ids still open: legal now and agreeing with the choices made."""
-        return self._turns()[0][self._agreeing()]
+        return self._chosen[1] if self.stage > 1 else None
 
     @staticmethod
     def turn_steps(turn: int) -> tuple[int, int, int]:
@@ -117,93 +266,66 @@ class AmazonsTurnDecomposition(RewardAccounting):
         src, dst, arrow = K.DECODE[turn]
         return int(src), int(dst), int(arrow)
 
-    def legal_actions(self) -> np.ndarray:
-        """The cells the selected agent may choose now, ascending (empty once the game is over)."""
-        return np.flatnonzero(self._stage_mask()) if self._live(self.env.agent_selection) else np.zeros(0, np.int64)
+    def _split(self, ids):
+        return K.DECODE[ids].astype(np.int64)
 
-    def _clear_turn(self) -> None:
-        self._queen = self._destination = None
-        self._ids = self._triples = None  # the legal turns, read from the wrapped env once per turn
-
-    def _turns(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._ids is None:
-            legal = getattr(self.env, "legal_actions", None)  # a ggpzoo env's public list: no 87k-mask scan
-            if callable(legal):
-                self._ids = np.asarray(legal(), np.int64)
-            else:
-                self._ids = np.flatnonzero(self.env.observe(self.env.agent_selection)["action_mask"])
-            self._triples = K.DECODE[self._ids].astype(np.int64)
-        return self._ids, self._triples
-
-    def _agreeing(self) -> np.ndarray:
-        triples = self._turns()[1]
-        keep = np.ones(len(triples), bool)
-        if self._queen is not None:
-            keep &= triples[:, 0] == self._queen
-        if self._destination is not None:
-            keep &= triples[:, 1] == self._destination
-        return keep
-
-    def _stage_mask(self) -> np.ndarray:
-        mask = np.zeros(K.N, np.int8)
-        mask[self._turns()[1][self._agreeing(), self.stage]] = 1
-        return mask
-
-    def _live(self, agent) -> bool:
-        env = self.env
+    def _why_not(self, agent, stage):
+        if stage == 0:
+            return f"no {agent} queen with a legal turn stands there"
+        if stage == 1:
+            return f"the queen at {cell_str(self._chosen[0], K.W)} cannot move there"
         return (
-            bool(env.agents)
-            and agent == env.agent_selection
-            and not (env.terminations.get(agent, True) or env.truncations.get(agent, True))
+            f"no arrow from {cell_str(self._chosen[1], K.W)} can land there after the queen "
+            f"moved from {cell_str(self._chosen[0], K.W)}"
         )
 
-    # ------------------------------------------------------------------ AEC API
-    def _begin(self, rewards=None) -> None:
-        self._clear_turn()
-        super()._begin(dict(self.env.rewards))
 
-    def observe(self, agent):
-        inner = self.env.observe(agent)
-        obs = np.zeros((K.H, K.W, self._planes + 2), np.int8)
-        obs[:, :, : self._planes] = inner["observation"]
-        for plane, c in ((self._planes, self._queen), (self._planes + 1, self._destination)):
-            if c is not None:
-                obs[c // K.W, c % K.W, plane] = 1
-        mask = self._stage_mask() if self._live(agent) else np.zeros(K.N, np.int8)
-        return {"observation": obs, "action_mask": mask}
+class MoveDecomposition(TurnDecomposition):
+    """Each from/to action ``src * cells + dst`` as two masked ``Discrete(cells)`` choices.
 
-    def step(self, action) -> None:
-        if self._step_dead_or_over(action):
-            self._clear_turn()
-            return
-        env = self.env
-        agent = env.agent_selection
-        c = self._check(agent, action)
-        if self._queen is None:
-            self._queen = c
-        elif self._destination is None:
-            self._destination = c
-        else:
-            turn = int(K.BASE[self._queen, self._destination] + K.QPOS[self._destination, c])
-            self._clear_turn()
-            env.step(turn)
-            self._pay(agent, env.rewards)
-            return
-        self._pay(agent, {})
+    For the ggpzoo envs whose actions are from/to pairs: ``amazons_split_v0``,
+    ``mad_bishops_v0``, ``skirmish_v0``, ``skirmish_endgame_v0``. The first choice is the
+    source cell (the piece to move; in ``amazons_split_v0``'s fire step, the queen that
+    fires), the second the destination (in the fire step, the arrow's cell). When every
+    legal action starts from one cell, the wrapper makes the source choice itself and the
+    agent only chooses the destination, so ``stage`` is 1 at the agent's first choice
+    (always so in ``amazons_split_v0``'s fire step).
 
-    def _check(self, agent: str, action) -> int:
-        """``action`` as a cell if it is a legal choice now, else a ValueError saying why."""
-        c = integer_id(action, K.N, "cell id")
-        if not self._stage_mask()[c]:
-            stage = STAGES[self.stage]
-            if self._queen is None:
-                why = f"no {agent} queen with a legal turn stands there"
-            elif self._destination is None:
-                why = f"the queen at {cell_str(self._queen, K.W)} cannot move there"
-            else:
-                why = (
-                    f"no arrow from {cell_str(self._destination, K.W)} can land there after the queen "
-                    f"moved from {cell_str(self._queen, K.W)}"
-                )
-            raise ValueError(f"action {c} = {cell_str(c, K.W)} is illegal as {agent}'s {stage}: {why}")
-        return c
+    Observation: the wrapped env's planes, then one plane marking the chosen source (empty
+    until chosen). Rewards: 0 for the source choice; the destination passes on the wrapped
+    env's rewards of the action.
+
+    Args:
+        env: one of those envs (``env()`` or ``raw_env``), possibly inside reward wrappers.
+    """
+
+    STAGES = ("source", "destination")
+    skip_forced = True
+
+    def __init__(self, env: AECEnv):
+        if not isinstance(env, AECEnv):
+            raise InvalidWrapperArgument(f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}")
+        inner = env.observation_space(env.possible_agents[0])["observation"]
+        cells = inner.shape[0] * inner.shape[1]
+        n = getattr(env.action_space(env.possible_agents[0]), "n", None)
+        if n != cells * cells:
+            raise InvalidWrapperArgument(
+                f"MoveDecomposition decomposes from/to actions src * {cells} + dst, Discrete({cells * cells}); "
+                f"the env {_game_name(env)!r} has {env.action_space(env.possible_agents[0])}"
+                + (" (use AmazonsTurnDecomposition)" if _game_name(env) == "amazons_v0" else "")
+            )
+        super().__init__(env, cells)
+
+    @property
+    def source(self) -> int | None:
+        """The cell chosen (or forced) as this action's source, or None."""
+        return self._chosen[0] if self.stage > 0 else None
+
+    def _split(self, ids):
+        return np.stack([ids // self.cells, ids % self.cells], axis=1)
+
+    def _why_not(self, agent, stage):
+        w = self.env.observation_space(agent)["observation"].shape[1]
+        if stage == 0:
+            return f"no legal {agent} action starts there"
+        return f"no legal {agent} action goes there from {cell_str(self._chosen[0], w)}"

@@ -213,6 +213,24 @@ def goals(board, aux):
     return 100, 0
 
 
+# ----------------------------------------------------------------------------- heuristic (no rule)
+@njit(cache=True)
+def mobility(board):
+    """``(white, black)``: the empty cells each side's queens reach in one queen move,
+    summed over its queens (a cell reached by two queens counts twice). Not a rule: the
+    potential of :class:`ggpzoo.wrappers.PotentialShaping`."""
+    lens = np.empty(8, np.int64)
+    white = black = 0
+    for c in range(N):
+        if board[c] == WHITE or board[c] == BLACK:
+            _reach(board, c, lens)
+            if board[c] == WHITE:
+                white += lens.sum()
+            else:
+                black += lens.sum()
+    return white, black
+
+
 # ----------------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(board, aux, role, out):

@@ -1,0 +1,132 @@
+"""Potential-based reward shaping: a dense training signal that leaves each game's return as it was.
+
+* :class:`PotentialShaping` - after every step, each agent also gets
+  ``weight * (phi(after) - phi(before))``, where ``phi`` is the agent's potential: a
+  heuristic in [-1, 1] of how well the game goes for it. The potential of a state where the
+  game ended by the rules is 0, so the shaping rewards of a whole game sum to 0 for each
+  agent: a game's return is the wrapped env's, and the shaping only moves credit to the moves
+  that earned it (Ng, Harada and Russell, 1999: potential-based shaping keeps the optimal
+  policies against any fixed opponent).
+
+Default potentials (:data:`POTENTIALS`), from white's side (black's is the negative):
+
+* ``amazons_v0``, ``amazons_split_v0``: mobility, ``(Mw - Mb) / (Mw + Mb)`` where ``M`` is the
+  number of empty cells a side's queens reach in one queen move
+  (:func:`ggpzoo.envs.amazons.kernel.mobility`): the side that runs out of moves loses.
+* ``mad_bishops_v0``: material, ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board: the
+  side that loses its last piece loses.
+
+The Skirmish games need none: their goals count captures, and
+:class:`~ggpzoo.wrappers.GoalDeltaReward` pays each at once.
+
+>>> from ggpzoo.envs import mad_bishops_v0
+>>> env = PotentialShaping(mad_bishops_v0.env(), weight=1.0)
+>>> env.reset()
+>>> env.step(env.unwrapped.encode_action((1, 1), (2, 2)))   # white captures on b2
+>>> round(env.rewards["white"], 4), round(env.rewards["black"], 4)
+(0.0204, -0.0204)
+
+Change log: added in 0.2.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from ggpzoo.envs.amazons import kernel as AK
+from ggpzoo.envs.mad_bishops import kernel as MK
+from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
+
+__all__ = ["PotentialShaping", "POTENTIALS", "amazons_mobility", "mad_bishops_material"]
+
+Potential = Callable[[np.ndarray, np.ndarray], float]
+
+
+def _balance(white: float, black: float) -> float:
+    total = white + black
+    return 0.0 if total == 0 else (white - black) / total
+
+
+def amazons_mobility(board: np.ndarray, aux: np.ndarray) -> float:
+    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` in an Amazons state (either variant)."""
+    return _balance(*AK.mobility(board))
+
+
+def mad_bishops_material(board: np.ndarray, aux: np.ndarray) -> float:
+    """White's material balance ``(Nw - Nb) / (Nw + Nb)`` in a Mad Bishops state."""
+    return _balance(int(np.count_nonzero(board == MK.WHITE)), int(np.count_nonzero(board == MK.BLACK)))
+
+
+POTENTIALS: dict[str, Potential] = {
+    "amazons_v0": amazons_mobility,
+    "amazons_split_v0": amazons_mobility,
+    "mad_bishops_v0": mad_bishops_material,
+}
+"""The default potential of each game that has one: ``fn(board, aux) -> white's value in [-1, 1]``."""
+
+
+class PotentialShaping(RewardAccounting):
+    """Adds ``weight * (phi(after) - phi(before))`` to each agent's reward of every step.
+
+    ``phi`` is the agent's potential: ``potential(board, aux)`` of the game state for the
+    first agent (white), its negative for the second, and 0 once the game has ended by the
+    rules (every agent terminated, none truncated). So each agent's shaping rewards over a
+    whole game sum to 0 (a game cut off by ``max_steps`` keeps ``weight * phi`` of its last
+    state), and a game's return is what the wrapped env pays. Wrap a reward wrapper (e.g.
+    :class:`~ggpzoo.wrappers.WinLossReward`) or ``env()`` itself; the rewards of the wrapped
+    env pass through, with the shaping added.
+
+    Args:
+        env: a ggpzoo env (``env()`` or ``raw_env``), possibly inside other wrappers; the
+            game state is read with ``env.unwrapped.get_state()``.
+        potential: ``fn(board, aux) -> float`` in [-1, 1] from white's side; default: the
+            game's entry of :data:`POTENTIALS`.
+        weight: the scale of the shaping rewards; 0 turns shaping off.
+    """
+
+    def __init__(self, env: AECEnv, potential: Potential | None = None, weight: float = 1.0):
+        super().__init__(env)
+        name = getattr(env.unwrapped, "metadata", {}).get("name")
+        if potential is None:
+            if name not in POTENTIALS:
+                raise InvalidWrapperArgument(
+                    f"no default potential for the env {name!r} (defaults: {', '.join(POTENTIALS)}); pass potential="
+                )
+            potential = POTENTIALS[name]
+        if not callable(potential):
+            raise InvalidWrapperArgument(f"potential must be a function (board, aux) -> float, got {potential!r}")
+        if not callable(getattr(env.unwrapped, "get_state", None)):
+            raise InvalidWrapperArgument(f"PotentialShaping reads a ggpzoo env's get_state(); {name!r} has none")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight):
+            raise InvalidWrapperArgument(f"weight must be a finite number, got {weight!r}")
+        self.potential = potential
+        self.weight = float(weight)
+        self._phi: dict[str, float] = {}
+
+    def potentials(self) -> dict[str, float]:
+        """Each live agent's potential now (0 for all once the game has ended by the rules)."""
+        env = self.env
+        if not env.agents or (all(env.terminations.values()) and not any(env.truncations.values())):
+            return {a: 0.0 for a in env.agents}
+        value = float(self.potential(*env.unwrapped.get_state()))
+        first = env.possible_agents[0]
+        return {a: value if a == first else -value for a in env.agents}
+
+    def _begin(self, rewards=None) -> None:
+        self._phi = self.potentials()
+        super()._begin(dict(self.env.rewards))
+
+    def step(self, action) -> None:
+        if self._step_dead_or_over(action):
+            return
+        env = self.env
+        agent = env.agent_selection
+        env.step(action)
+        before, self._phi = self._phi, self.potentials()
+        rewards = {
+            a: env.rewards.get(a, 0.0) + self.weight * (self._phi[a] - before.get(a, 0.0)) for a in env.agents
+        }
+        self._pay(agent, rewards)
