@@ -13,8 +13,12 @@ rate with a 95% Wilson interval. The model is saved to
     python examples/train_maskable_ppo.py --env mad_bishops_v0 \
         --eval-only models/mad_bishops_v0/model.zip
 
-amazons_v0 is trained through :class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three
-100-way choices per turn). Needs the ``train`` extra: ``pip install -e ".[train]"``.
+The 10x10 games are trained through a turn decomposition (``--decompose``, default for
+them): :class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per
+amazons_v0 turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination),
+with :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material
+in Mad Bishops; its rewards sum to 0 over a game). Evaluations always count wins by the
+rules. Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ from ggpzoo.envs import ENVS
 # during play (Skirmish), the win/loss of the rules elsewhere. Any other env: win/loss.
 DEFAULT_REWARD = {"skirmish_v0": "delta_zero_sum", "skirmish_endgame_v0": "delta_zero_sum"}
 REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
+# The 10x10 games train through 100-way cell choices with a potential-based shaping reward;
+# the Skirmish games (4,096 actions, dense capture rewards) learn fast enough without.
+TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
+DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -48,7 +56,15 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def make_env(name: str, reward: str, random_weight: float, pool_size: int, greedy_weight: float = 0.0):
+def make_env(
+    name: str,
+    reward: str,
+    random_weight: float,
+    pool_size: int,
+    greedy_weight: float = 0.0,
+    decompose: bool | None = None,
+    shaping: float = 0.0,
+):
     """A :class:`SingleAgentEnv` for one VecEnv slot, with its own opponent pool (random play,
     greedy play if ``greedy_weight``; snapshots come through ``add_opponent``). Picklable
     through functools.partial."""
@@ -63,18 +79,27 @@ def make_env(name: str, reward: str, random_weight: float, pool_size: int, greed
         fixed.append("greedy")
         weights.append(greedy_weight)
     pool = OpponentPool(fixed, weights=weights, max_size=len(fixed) + pool_size)
-    return SingleAgentEnv(name, opponent=pool, reward=reward)
+    return SingleAgentEnv(name, opponent=pool, reward=reward, decompose=decompose, shaping=shaping)
+
+
+def model_decomposes(model, name: str) -> bool:
+    """Whether ``model`` plays ``name`` through a turn decomposition (its actions are cells)."""
+    from ggpzoo.envs import load
+
+    return model.action_space.n != load(name).raw_env().action_space("white").n
 
 
 def evaluate(model, name: str, opponent: str, games: int, seed: int = 0, parallel: int = 16) -> dict:
     """Play ``games`` games (sides alternating) with the model's most likely actions.
 
     ``parallel`` games run in lockstep so each policy call is batched. Returns wins, draws,
-    losses, the win rate and its 95% interval. Each game gets its own seed.
+    losses, the win rate and its 95% interval. Each game gets its own seed. The games go
+    through the turn decomposition the model was trained with, without reward shaping.
     """
     from ggpzoo.single_agent import SingleAgentEnv
 
-    envs = [SingleAgentEnv(name, opponent=opponent) for _ in range(min(parallel, games))]
+    decompose = model_decomposes(model, name)
+    envs = [SingleAgentEnv(name, opponent=opponent, decompose=decompose) for _ in range(min(parallel, games))]
     results = []
     started = 0
     obs = [None] * len(envs)
@@ -136,6 +161,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
     p.add_argument("--reward", choices=REWARD_CHOICES, default=None,
                    help="training reward; default: delta_zero_sum for Skirmish, winloss elsewhere")
+    p.add_argument("--decompose", choices=("auto", "yes", "no"), default="auto",
+                   help="play each action as cell choices; auto: yes for the 10x10 games")
+    p.add_argument("--shaping", type=float, default=None,
+                   help="weight of the potential-based shaping reward; default: 1 for the 10x10 games, else 0")
     p.add_argument("--n-envs", type=int, default=8, help="parallel games")
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="VecEnv kind")
     p.add_argument("--n-steps", type=int, default=256, help="PPO rollout steps per env")
@@ -177,6 +206,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     except ValueError:
         p.error(f"--net-arch must be comma-separated integers, got {args.net_arch!r}")
     args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
+    args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
+    args.shaping = DEFAULT_SHAPING.get(args.env, 0.0) if args.shaping is None else args.shaping
+    if args.shaping:
+        from ggpzoo.wrappers import POTENTIALS
+
+        if args.env not in POTENTIALS:
+            p.error(f"--shaping: {args.env} has no shaping potential (games with one: {', '.join(POTENTIALS)})")
     return args
 
 
@@ -200,7 +236,7 @@ def main(argv=None) -> int:
         return 0
 
     fns = [functools.partial(make_env, args.env, args.reward, args.random_weight, args.pool_size,
-                             args.greedy_weight)] * args.n_envs
+                             args.greedy_weight, args.decompose, args.shaping)] * args.n_envs
     venv = (SubprocVecEnv if args.vec == "subproc" else DummyVecEnv)(fns)
     venv.seed(args.seed)
     model = MaskablePPO(
@@ -256,7 +292,7 @@ def main(argv=None) -> int:
                 return False
             return True
 
-    print(f"training {args.env}: reward {args.reward}, {args.n_envs} envs ({args.vec}), net {args.net_arch}, "
+    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, {args.n_envs} envs ({args.vec}), net {args.net_arch}, "
           f"{args.timesteps:,} steps", flush=True)
     model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
     train_minutes = (time.perf_counter() - start) / 60

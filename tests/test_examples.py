@@ -29,7 +29,7 @@ def test_help(name):
     assert out.stdout.startswith(f"usage: {name}.py")
 
 
-@pytest.mark.parametrize("env", ["skirmish_endgame_v0", "amazons_v0"])
+@pytest.mark.parametrize("env", ["skirmish_endgame_v0", "amazons_v0", "mad_bishops_v0"])
 def test_train_tiny_run(env, tmp_path, capsys):
     train = _load("train_maskable_ppo")
     assert train.main(["--env", env, "--tiny", "--no-progress", "--out", str(tmp_path)]) == 0
@@ -45,6 +45,9 @@ def test_train_tiny_run(env, tmp_path, capsys):
         assert 0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["env"] == env and summary["timesteps"] >= 256
+    ten_by_ten = env != "skirmish_endgame_v0"  # decomposed and shaped by default
+    assert summary["args"]["decompose"] is ten_by_ten and summary["args"]["shaping"] == float(ten_by_ten)
+    assert (f"shaping {float(ten_by_ten)}, decompose {ten_by_ten}") in printed
     # the saved model loads and is evaluated again
     assert train.main(["--env", env, "--eval-only", str(out / "model.zip"), "--final-eval-games", "2",
                        "--out", str(tmp_path)]) == 0
@@ -62,6 +65,18 @@ def test_train_subproc_tiny_run_with_snapshots(tmp_path, capsys):
     assert env.opponent.weights == [2.0, 1.0] and env.opponent.max_size == 5
 
 
+def test_train_decomposition_and_shaping_choices():
+    train = _load("train_maskable_ppo")
+    args = train.parse_args(["--env", "mad_bishops_v0", "--decompose", "no", "--shaping", "0.25"])
+    assert args.decompose is False and args.shaping == 0.25
+    env = train.make_env("mad_bishops_v0", "winloss", 2.0, 3, decompose=args.decompose, shaping=args.shaping)
+    assert env.action_space.n == 10_000 and env.aec_env.weight == 0.25
+    args = train.parse_args(["--env", "amazons_split_v0"])
+    env = train.make_env("amazons_split_v0", "winloss", 2.0, 3, decompose=args.decompose, shaping=args.shaping)
+    assert env.action_space.n == 100 and type(env.aec_env).__name__ == "MoveDecomposition"
+    assert train.parse_args(["--env", "skirmish_v0"]).decompose is False
+
+
 def test_wilson_interval():
     train = _load("train_maskable_ppo")
     low, high = train.wilson(95, 100)
@@ -70,7 +85,9 @@ def test_wilson_interval():
 
 
 @pytest.mark.parametrize(
-    "bad", [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], []]
+    "bad",
+    [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], [],
+     ["--shaping", "1"], ["--decompose", "maybe"]],
 )
 def test_train_bad_arguments(bad):
     train = _load("train_maskable_ppo")
