@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ggpzoo.envs import ENVS
+from ggpzoo.envs import ENVS, load
 
 # Rewards the learner trains on, per game: dense zero-sum capture deltas where goals grow
 # during play (Skirmish), the win/loss of the rules elsewhere. Any other env: win/loss.
@@ -44,6 +44,7 @@ REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
 # the Skirmish games (4,096 actions, dense capture rewards) learn fast enough without.
 TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
 DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
+AMAZONS = ("amazons_v0", "amazons_split_v0")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -64,6 +65,7 @@ def make_env(
     greedy_weight: float = 0.0,
     decompose: bool | None = None,
     shaping: float = 0.0,
+    reach_planes: bool = False,
 ):
     """A :class:`SingleAgentEnv` for one VecEnv slot, with its own opponent pool (random play,
     greedy play if ``greedy_weight``; snapshots come through ``add_opponent``). Picklable
@@ -79,14 +81,19 @@ def make_env(
         fixed.append("greedy")
         weights.append(greedy_weight)
     pool = OpponentPool(fixed, weights=weights, max_size=len(fixed) + pool_size)
-    return SingleAgentEnv(name, opponent=pool, reward=reward, decompose=decompose, shaping=shaping)
+    return SingleAgentEnv(
+        name, opponent=pool, reward=reward, decompose=decompose, shaping=shaping, reach_planes=reach_planes
+    )
 
 
-def model_decomposes(model, name: str) -> bool:
-    """Whether ``model`` plays ``name`` through a turn decomposition (its actions are cells)."""
-    from ggpzoo.envs import load
+def model_view(model, name: str) -> dict:
+    """The :class:`SingleAgentEnv` arguments that show ``name`` as ``model`` saw it in training:
+    ``decompose`` when its actions are cells, ``reach_planes`` when it sees two more planes."""
+    from ggpzoo.single_agent import make_aec_env
 
-    return model.action_space.n != load(name).raw_env().action_space("white").n
+    decompose = model.action_space.n != load(name).raw_env().action_space("white").n
+    planes = make_aec_env(name, decompose=decompose).observation_space("white")["observation"].shape[2]
+    return {"decompose": decompose, "reach_planes": model.observation_space.shape[2] == planes + 2}
 
 
 def evaluate(model, name: str, opponent: str, games: int, seed: int = 0, parallel: int = 16) -> dict:
@@ -98,8 +105,8 @@ def evaluate(model, name: str, opponent: str, games: int, seed: int = 0, paralle
     """
     from ggpzoo.single_agent import SingleAgentEnv
 
-    decompose = model_decomposes(model, name)
-    envs = [SingleAgentEnv(name, opponent=opponent, decompose=decompose) for _ in range(min(parallel, games))]
+    view = model_view(model, name)
+    envs = [SingleAgentEnv(name, opponent=opponent, **view) for _ in range(min(parallel, games))]
     results = []
     started = 0
     obs = [None] * len(envs)
@@ -165,6 +172,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="play each action as cell choices; auto: yes for the 10x10 games")
     p.add_argument("--shaping", type=float, default=None,
                    help="weight of the potential-based shaping reward; default: 1 for the 10x10 games, else 0")
+    p.add_argument("--reach-planes", choices=("auto", "yes", "no"), default="auto",
+                   help="add ggpzoo.wrappers.ReachPlanes to the observation; auto: yes for the Amazons games")
     p.add_argument("--n-envs", type=int, default=8, help="parallel games")
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="VecEnv kind")
     p.add_argument("--n-steps", type=int, default=256, help="PPO rollout steps per env")
@@ -173,7 +182,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate")
     p.add_argument("--gamma", type=float, default=0.995)
     p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--net-arch", default="256,256", help="hidden layer sizes, comma-separated")
+    p.add_argument("--net-arch", default=None,
+                   help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")
+    p.add_argument("--policy", choices=("mlp", "cnn"), default="mlp",
+                   help="features: the flattened planes (mlp) or ggpzoo.nets.BoardCNN (cnn)")
+    p.add_argument("--cnn-channels", type=int, default=32, help="channels of each BoardCNN convolution")
+    p.add_argument("--cnn-layers", type=int, default=2, help="BoardCNN convolutions")
     p.add_argument("--snapshot-every", type=int, default=25_000, help="steps between frozen snapshots")
     p.add_argument("--pool-size", type=int, default=4, help="snapshots kept in the opponent pool")
     p.add_argument("--random-weight", type=float, default=2.0,
@@ -201,12 +215,19 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error(f"--{field.replace('_', '-')} must be at least 1")
     if args.pool_size < 0 or args.random_weight < 0 or args.greedy_weight < 0:
         p.error("--pool-size, --random-weight and --greedy-weight must not be negative")
+    if args.net_arch is None:
+        args.net_arch = "256" if args.policy == "cnn" else "256,256"
+    if args.cnn_channels < 1 or args.cnn_layers < 1:
+        p.error("--cnn-channels and --cnn-layers must be at least 1")
     try:
         args.net_arch = [int(x) for x in str(args.net_arch).split(",") if x.strip()]
     except ValueError:
         p.error(f"--net-arch must be comma-separated integers, got {args.net_arch!r}")
     args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
     args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
+    args.reach_planes = {"yes": True, "no": False}.get(args.reach_planes, args.env in AMAZONS)
+    if args.reach_planes and args.env not in AMAZONS:
+        p.error(f"--reach-planes: only the Amazons games have them ({', '.join(AMAZONS)})")
     args.shaping = DEFAULT_SHAPING.get(args.env, 0.0) if args.shaping is None else args.shaping
     if args.shaping:
         from ggpzoo.wrappers import POTENTIALS
@@ -214,6 +235,19 @@ def parse_args(argv=None) -> argparse.Namespace:
         if args.env not in POTENTIALS:
             p.error(f"--shaping: {args.env} has no shaping potential (games with one: {', '.join(POTENTIALS)})")
     return args
+
+
+def policy_kwargs(args: argparse.Namespace) -> dict:
+    """MaskablePPO's ``policy_kwargs`` for ``--policy``, ``--net-arch`` and the CNN's size."""
+    kwargs = {"net_arch": args.net_arch}
+    if args.policy == "cnn":
+        from ggpzoo.nets import BoardCNN
+
+        kwargs |= {
+            "features_extractor_class": BoardCNN,
+            "features_extractor_kwargs": {"channels": args.cnn_channels, "layers": args.cnn_layers},
+        }
+    return kwargs
 
 
 def main(argv=None) -> int:
@@ -236,7 +270,7 @@ def main(argv=None) -> int:
         return 0
 
     fns = [functools.partial(make_env, args.env, args.reward, args.random_weight, args.pool_size,
-                             args.greedy_weight, args.decompose, args.shaping)] * args.n_envs
+                             args.greedy_weight, args.decompose, args.shaping, args.reach_planes)] * args.n_envs
     venv = (SubprocVecEnv if args.vec == "subproc" else DummyVecEnv)(fns)
     venv.seed(args.seed)
     model = MaskablePPO(
@@ -248,7 +282,7 @@ def main(argv=None) -> int:
         n_epochs=args.n_epochs,
         gamma=args.gamma,
         ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": args.net_arch},
+        policy_kwargs=policy_kwargs(args),
         seed=args.seed,
         device="cpu",
         verbose=0,
@@ -292,7 +326,7 @@ def main(argv=None) -> int:
                 return False
             return True
 
-    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, {args.n_envs} envs ({args.vec}), net {args.net_arch}, "
+    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, reach planes {args.reach_planes}, {args.n_envs} envs ({args.vec}), {args.policy} net {args.net_arch}, "
           f"{args.timesteps:,} steps", flush=True)
     model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
     train_minutes = (time.perf_counter() - start) / 60

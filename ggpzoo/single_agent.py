@@ -47,6 +47,7 @@ from ggpzoo.wrappers import (
     AmazonsTurnDecomposition,
     MoveDecomposition,
     PotentialShaping,
+    ReachPlanes,
     TurnDecomposition,
     reward_wrapper,
 )
@@ -67,12 +68,18 @@ SIDES = ("alternate", "white", "black")
 
 
 def make_aec_env(
-    name: str, reward: str | None = None, decompose: bool | None = None, shaping: float = 0.0, **kwargs
+    name: str,
+    reward: str | None = None,
+    decompose: bool | None = None,
+    shaping: float = 0.0,
+    reach_planes: bool = False,
+    **kwargs,
 ) -> AECEnv:
     """``load(name).env(**kwargs)`` in the reward wrapper named ``reward`` (see
     :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
     :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
-    potential, then in a turn decomposition: :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`
+    potential, then, with ``reach_planes`` (Amazons only), in
+    :class:`~ggpzoo.wrappers.ReachPlanes`, then in a turn decomposition: :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`
     for amazons_v0, :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
     ``decompose=None`` decomposes amazons_v0 only (its 86,980-way action is too big for a
     small policy), ``True`` every game, ``False`` none."""
@@ -81,6 +88,8 @@ def make_aec_env(
     env = reward_wrapper(load(name).env(**kwargs), reward)
     if shaping:
         env = PotentialShaping(env, weight=shaping)
+    if reach_planes:
+        env = ReachPlanes(env)
     if decompose or (decompose is None and name == "amazons_v0"):
         env = AmazonsTurnDecomposition(env) if name == "amazons_v0" else MoveDecomposition(env)
     return env
@@ -371,6 +380,7 @@ class SingleAgentEnv(gym.Env):
             :func:`make_aec_env`; default: amazons_v0 only).
         shaping: with an env name, the weight of :class:`~ggpzoo.wrappers.PotentialShaping`
             (default 0: none).
+        reach_planes: with an Amazons env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
         render_mode: ``None`` or ``"ansi"``.
         env_kwargs: with an env name, more arguments for ``env()`` (e.g. ``max_steps``).
         illegal_reward: the learner's reward for an illegal action (default -1).
@@ -386,6 +396,7 @@ class SingleAgentEnv(gym.Env):
         reward: str | None = None,
         decompose: bool | None = None,
         shaping: float = 0.0,
+        reach_planes: bool = False,
         render_mode: str | None = None,
         env_kwargs: dict | None = None,
         illegal_reward: float = -1.0,
@@ -397,12 +408,19 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         if isinstance(env, str):
             env = make_aec_env(
-                env, reward=reward, decompose=decompose, shaping=shaping, render_mode=render_mode, **(env_kwargs or {})
+                env,
+                reward=reward,
+                decompose=decompose,
+                shaping=shaping,
+                reach_planes=reach_planes,
+                render_mode=render_mode,
+                **(env_kwargs or {}),
             )
         elif isinstance(env, AECEnv):
-            if reward is not None or decompose is not None or shaping or env_kwargs:
+            if reward is not None or decompose is not None or shaping or reach_planes or env_kwargs:
                 raise ValueError(
-                    "reward, decompose, shaping and env_kwargs apply to an env name; wrap the AEC env yourself"
+                    "reward, decompose, shaping, reach_planes and env_kwargs apply to an env name; "
+                    "wrap the AEC env yourself"
                 )
         else:
             raise TypeError(f"env must be an env name or a PettingZoo AEC env, got {type(env).__name__}")

@@ -238,22 +238,32 @@ def test_a_custom_agent_with_the_protocol():
     assert record.length > 0 and record.score in (0.0, 0.5, 1.0)
 
 
-@pytest.mark.parametrize("name", ["skirmish_endgame_v0", "amazons_v0"])
-def test_sb3_model_plays_as_an_agent(tmp_path, name):
+@pytest.mark.parametrize(
+    "name, decompose, reach",
+    [("skirmish_endgame_v0", None, False), ("amazons_v0", None, False), ("mad_bishops_v0", True, False),
+     ("amazons_split_v0", True, True), ("amazons_v0", None, True), ("amazons_split_v0", False, True)],
+)
+def test_sb3_model_plays_as_an_agent(tmp_path, name, decompose, reach):
     """A MaskablePPO model trained for a few steps on the SingleAgentEnv of the training
-    example loads from its file and plays legal moves (amazons_v0: the turn decomposition)."""
+    example loads from its file and plays legal moves (through the turn decomposition and
+    reach planes it was trained with, found from its spaces; a BoardCNN with decompose=True)."""
     from sb3_contrib import MaskablePPO
 
+    from ggpzoo.nets import BoardCNN
     from ggpzoo.single_agent import SingleAgentEnv
 
-    model = MaskablePPO("MlpPolicy", SingleAgentEnv(name), n_steps=16, batch_size=16, n_epochs=1, seed=0,
-                        device="cpu", policy_kwargs={"net_arch": [8]})
+    kwargs = {"net_arch": [8]}
+    if decompose:
+        kwargs |= {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"channels": 4, "layers": 1}}
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(name, decompose=decompose, reach_planes=reach), n_steps=16, batch_size=16, n_epochs=1,
+                        seed=0, device="cpu", policy_kwargs=kwargs)
     model.learn(16)
     path = tmp_path / "model.zip"
     model.save(path)
     agent = make_agent(f"sb3:{path}", name)
     assert isinstance(agent, SB3Agent) and agent.name == f"sb3:{path}"
-    assert agent.takes == ("state" if name == "amazons_v0" else "observation")
+    decomposed = name == "amazons_v0" or decompose
+    assert agent.takes == ("state" if decomposed or reach else "observation")
     env = load(name).raw_env()
     for state in random_positions(name, 4, seed=3):
         env.set_state(state)
@@ -261,6 +271,9 @@ def test_sb3_model_plays_as_an_agent(tmp_path, name):
     record = play_game(name, agent, RandomAgent(seed=0))
     assert record.length > 0
     other = next(n for n in ("mad_bishops_v0", "skirmish_v0") if n != name)
+    if decomposed or reach:
+        with pytest.raises(TypeError, match="needs the state"):
+            agent(env.observe(env.agent_selection))
     if name == "amazons_v0":
         with pytest.raises(AgentSpecError, match="trained on another env"):
             make_agent(str(path), other)

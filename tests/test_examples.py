@@ -77,6 +77,22 @@ def test_train_decomposition_and_shaping_choices():
     assert train.parse_args(["--env", "skirmish_v0"]).decompose is False
 
 
+def test_train_cnn_tiny_run(tmp_path, capsys):
+    train = _load("train_maskable_ppo")
+    argv = ["--env", "amazons_split_v0", "--tiny", "--no-progress", "--policy", "cnn", "--cnn-channels", "4",
+            "--out", str(tmp_path)]
+    assert train.main(argv) == 0
+    assert "cnn net [32]" in capsys.readouterr().out
+    from sb3_contrib import MaskablePPO
+
+    from ggpzoo.nets import BoardCNN
+
+    model = MaskablePPO.load(tmp_path / "amazons_split_v0" / "model.zip", device="cpu")
+    assert isinstance(model.policy.features_extractor, BoardCNN)
+    assert model.observation_space.shape == (10, 10, 8)  # 5 planes, 2 reach planes, the chosen source
+    assert train.model_view(model, "amazons_split_v0") == {"decompose": True, "reach_planes": True}
+
+
 def test_wilson_interval():
     train = _load("train_maskable_ppo")
     low, high = train.wilson(95, 100)
@@ -87,7 +103,7 @@ def test_wilson_interval():
 @pytest.mark.parametrize(
     "bad",
     [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], [],
-     ["--shaping", "1"], ["--decompose", "maybe"]],
+     ["--shaping", "1"], ["--decompose", "maybe"], ["--reach-planes", "yes"], ["--cnn-layers", "0"]],
 )
 def test_train_bad_arguments(bad):
     train = _load("train_maskable_ppo")

@@ -2,10 +2,11 @@
 
 The model sees what it saw in training with :class:`ggpzoo.single_agent.SingleAgentEnv`:
 the env's ``observation`` planes from the mover's side, and the legal actions as
-``action_masks``. A model trained on amazons_v0 through
-:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` (``Discrete(100)``, the default of
-``SingleAgentEnv("amazons_v0")``) is asked three times per turn, queen, destination and
-arrow, on that wrapper's observations; the agent then plays the whole turn.
+``action_masks``. A model trained through a turn decomposition (its actions are cells:
+:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0, the default of
+``SingleAgentEnv("amazons_v0")``, or :class:`~ggpzoo.wrappers.MoveDecomposition` for the
+others) is asked once per choice, on that wrapper's observations; the agent then plays the
+whole action.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import load
+from ggpzoo.wrappers import AmazonsTurnDecomposition, MoveDecomposition, ReachPlanes, TurnDecomposition
+from ggpzoo.wrappers.features import AMAZONS_ENVS
 
 __all__ = ["SB3Agent", "load_model"]
 
@@ -42,11 +45,12 @@ class SB3Agent(Agent):
     Args:
         model: a path to the saved ``.zip`` or a loaded model.
         env_name: the env it plays (a key of ``ggpzoo.envs.ENVS``); the model's action and
-            observation spaces must be that env's (or, for amazons_v0, the turn decomposition's).
+            observation spaces must be that env's, or those of the env through a turn
+            decomposition and/or :class:`~ggpzoo.wrappers.ReachPlanes` (found from the spaces).
         deterministic: play the most likely action (default) instead of sampling.
     """
 
-    takes = "state"  # a decomposed amazons_v0 turn needs the state; other games use the observation
+    takes = "state"  # "observation" when the model sees the env's own observations
 
     def __init__(self, model, env_name: str, deterministic: bool = True, name: str | None = None):
         self.path = model if isinstance(model, str) else None
@@ -57,22 +61,28 @@ class SB3Agent(Agent):
         self.env = load(env_name).raw_env()
         n = getattr(getattr(self.model, "action_space", None), "n", None)
         shape = tuple(getattr(getattr(self.model, "observation_space", None), "shape", ()) or ())
-        obs_shape = self.env.observation_space("white")["observation"].shape
-        self.decomposed = None
-        if n == self.env.num_actions and shape == obs_shape:
-            self.takes = "observation"
-        elif env_name == "amazons_v0" and n == 100:
-            from ggpzoo.wrappers import AmazonsTurnDecomposition
+        self.view = self._view(n, shape)  # the env as the model saw it in training
+        self.decomposed = self.view if isinstance(self.view, TurnDecomposition) else None
+        self.takes = "observation" if self.view is self.env else "state"
 
-            self.decomposed = AmazonsTurnDecomposition(self.env)
-            want = self.decomposed.observation_space("white")["observation"].shape
-            if shape != want:
-                raise ValueError(f"the model observes shape {shape}; amazons_v0 turn decomposition gives {want}")
-        else:
-            raise ValueError(
-                f"the model has {n} actions and observations of shape {shape}; {env_name} has "
-                f"{self.env.num_actions} actions and observations of shape {obs_shape}: was it trained on another env?"
-            )
+    def _view(self, n, shape):
+        """The env, in the wrappers that give the model's spaces: a turn decomposition when its
+        actions are cells, :class:`~ggpzoo.wrappers.ReachPlanes` when it sees those planes."""
+        views = [self.env]
+        if self.env_name in AMAZONS_ENVS:
+            views.append(ReachPlanes(self.env))
+        cells = self.env.kernel.H * self.env.kernel.W
+        decomposition = AmazonsTurnDecomposition if self.env_name == "amazons_v0" else MoveDecomposition
+        views += [decomposition(v) for v in views]
+        for view in views:
+            if view.action_space("white").n == n and view.observation_space("white")["observation"].shape == shape:
+                return view
+        obs_shape = self.env.observation_space("white")["observation"].shape
+        raise ValueError(
+            f"the model has {n} actions and observations of shape {shape}; {self.env_name} has "
+            f"{self.env.num_actions} actions (or {cells} through {decomposition.__name__}) and observations of shape "
+            f"{obs_shape} (more planes through the wrappers): was it trained on another env?"
+        )
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None and not self.deterministic:  # sampled actions come from torch's generator
@@ -90,23 +100,17 @@ class SB3Agent(Agent):
         return a
 
     def __call__(self, x) -> int:
+        if self.view is not self.env and isinstance(x, dict):
+            raise TypeError(f"{self.name} plays through {type(self.view).__name__} and needs the state (board, aux)")
         if self.decomposed is None:
             if not isinstance(x, dict):  # a state: observe it
-                self.env.set_state(x)
-                x = self.env.observe(self.env.agent_selection)
+                self.view.set_state(x)
+                x = self.view.observe(self.view.agent_selection)
             return self._predict(x)
-        if isinstance(x, dict):
-            raise TypeError(f"{self.name} plays amazons_v0 turns in three steps and needs the state (board, aux)")
         dec = self.decomposed
         dec.set_state(x)
         agent = dec.agent_selection
-        cells = []
-        for _ in range(3):
-            c = self._predict(dec.observe(agent))
-            cells.append(c)
-            if len(cells) < 3:
-                dec.step(c)
-        src, dst, arrow = cells
-        from ggpzoo.envs.amazons import kernel as K
-
-        return int(K.BASE[src, dst] + K.QPOS[dst, arrow])
+        while dec.stage < len(dec.STAGES) - 1:
+            dec.step(self._predict(dec.observe(agent)))
+        last = self._predict(dec.observe(agent))
+        return next(int(t) for t in dec.legal_turns() if dec.turn_steps(t)[-1] == last)

@@ -4,6 +4,8 @@
   :class:`GoalDeltaReward`: rewards from the GGP goals (``REWARDS`` names them).
 * :mod:`ggpzoo.wrappers.shaping` - :class:`PotentialShaping`: a dense potential-based
   training signal (mobility, material) whose rewards sum to 0 over a game.
+* :mod:`ggpzoo.wrappers.features` - :class:`ReachPlanes`: Amazons observations with the
+  cells each side's queens reach.
 * :mod:`ggpzoo.wrappers.turns` - :class:`AmazonsTurnDecomposition` (an amazons_v0 turn as
   three masked 100-way choices) and :class:`MoveDecomposition` (a from/to action as two).
 * :mod:`ggpzoo.wrappers.accounting` - :class:`RewardAccounting`, the AEC reward
@@ -21,6 +23,7 @@ from ggpzoo.wrappers.rewards import (
     WinLossReward,
     reward_wrapper,
 )
+from ggpzoo.wrappers.features import ReachPlanes
 from ggpzoo.wrappers.shaping import POTENTIALS, PotentialShaping
 from ggpzoo.wrappers.turns import AmazonsTurnDecomposition, MoveDecomposition, TurnDecomposition
 
@@ -34,6 +37,7 @@ __all__ = [
     "POTENTIALS",
     "PotentialShaping",
     "REWARDS",
+    "ReachPlanes",
     "RewardAccounting",
     "TurnDecomposition",
     "WinLossReward",

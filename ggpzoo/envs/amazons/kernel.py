@@ -231,6 +231,24 @@ def mobility(board):
     return white, black
 
 
+@njit(cache=True)
+def reach_planes(board, role, out):
+    """``out[y, x, 0]`` = 1 where a queen of ``role`` reaches the empty cell (x, y) in one
+    queen move, ``out[y, x, 1]`` the same for the other role; 0 elsewhere. Not a rule: the
+    extra planes of :class:`ggpzoo.wrappers.ReachPlanes`."""
+    out[:] = 0
+    for c in range(N):
+        v = board[c]
+        if v == WHITE or v == BLACK:
+            plane = 0 if v == WHITE + role else 1
+            for d in range(8):
+                n = 0
+                while n < RAY_LEN[c, d] and board[RAY[c, d, n]] == EMPTY:
+                    t = RAY[c, d, n]
+                    out[t // W, t % W, plane] = 1
+                    n += 1
+
+
 # ----------------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(board, aux, role, out):
