@@ -154,3 +154,14 @@ def test_bad_arguments():
         PotentialShaping(amazons_v0.env(), potential="mobility")
     with pytest.raises(InvalidWrapperArgument, match="AEC env"):
         PotentialShaping("amazons_v0")
+
+
+@pytest.mark.parametrize(
+    "module", ["ggpzoo.wrappers.rewards", "ggpzoo.wrappers.turns", "ggpzoo.wrappers.shaping", "ggpzoo.wrappers.features"]
+)
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

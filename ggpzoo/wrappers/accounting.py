@@ -37,7 +37,8 @@ class RewardAccounting(BaseWrapper):
     """Base of the ggpzoo wrappers that set rewards: holds ``rewards`` and ``_cumulative_rewards``.
 
     Subclasses call :meth:`_begin` after the wrapped env was reset (or set to a state),
-    :meth:`_pay` after a live step and :meth:`_dead_step` around a dead one.
+    :meth:`_step_live` (or :meth:`_step_dead_or_over`) to step it, and :meth:`_pay` after a
+    live step.
     """
 
     def __init__(self, env: AECEnv):
@@ -74,6 +75,15 @@ class RewardAccounting(BaseWrapper):
     def _add_rewards(self) -> None:
         for a, r in self.rewards.items():
             self._cumulative_rewards[a] = self._cumulative_rewards.get(a, 0.0) + r
+
+    def _step_live(self, action) -> str | None:
+        """Step the wrapped env with ``action``; return the agent that acted, or None when it
+        was a dead step or a step after the end (forwarded and booked by :meth:`_step_dead_or_over`)."""
+        if self._step_dead_or_over(action):
+            return None
+        agent = self.env.agent_selection
+        self.env.step(action)
+        return agent
 
     def _step_dead_or_over(self, action) -> bool:
         """Forward ``action`` if the game is over or the selected agent is dead; True if it was."""

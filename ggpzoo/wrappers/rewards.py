@@ -87,11 +87,10 @@ class GoalRewardWrapper(RewardAccounting):
         super()._begin(self.goal_rewards(self._goals, self._goals, True) if ended else None)
 
     def step(self, action) -> None:
-        if self._step_dead_or_over(action):
+        agent = self._step_live(action)
+        if agent is None:
             return
         env = self.env
-        agent = env.agent_selection
-        env.step(action)
         before, after = self._goals, self._read_goals()
         self._goals = after
         rewards = self.goal_rewards(before, after, self._rules_end())

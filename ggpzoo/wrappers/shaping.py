@@ -120,11 +120,10 @@ class PotentialShaping(RewardAccounting):
         super()._begin(dict(self.env.rewards))
 
     def step(self, action) -> None:
-        if self._step_dead_or_over(action):
+        agent = self._step_live(action)
+        if agent is None:
             return
         env = self.env
-        agent = env.agent_selection
-        env.step(action)
         before, self._phi = self._phi, self.potentials()
         rewards = {
             a: env.rewards.get(a, 0.0) + self.weight * (self._phi[a] - before.get(a, 0.0)) for a in env.agents
