@@ -223,6 +223,11 @@ class PolicyOpponent(Opponent):
         copy_model: play a frozen copy of ``model`` (a snapshot), not ``model`` itself: for
             an SB3 model or policy, a copy of its policy on the CPU, made with the
             policy's own ``save``/``load``; for anything else, a deep copy.
+
+    An SB3 actor-critic policy over a ``Discrete`` space (``MaskablePPO``'s, ``PPO``'s) is not
+    asked through ``predict``: the opponent reads its logits, masks them, and takes the
+    argmax or samples the softmax with its own generator, the distribution ``predict``
+    samples from, in a tenth of the time (and seeded episodes repeat).
     """
 
     def __init__(self, model: Any, deterministic: bool = False, copy_model: bool = False):
@@ -232,16 +237,46 @@ class PolicyOpponent(Opponent):
         self.model = _snapshot(model) if copy_model else model
         self.deterministic = bool(deterministic)
         self._masked = "action_masks" in inspect.signature(self.model.predict).parameters
+        policy = getattr(self.model, "policy", self.model)
+        # An SB3 actor-critic policy over a Discrete space: its logits are read directly (a
+        # tenth of predict()'s time, which builds a masked distribution object per call).
+        self._policy = policy if all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "extract_features")) and (
+            isinstance(getattr(policy, "action_space", None), gym.spaces.Discrete)
+        ) else None
 
     def __call__(self, env, agent):
         obs = env.observe(agent)
         mask = obs["action_mask"].astype(bool)
+        if self._policy is not None:
+            return self._choose(self._logits(obs["observation"]), mask)
         kwargs = {"action_masks": mask} if self._masked else {}
         action, _ = self.model.predict(obs["observation"], deterministic=self.deterministic, **kwargs)
         action = int(np.asarray(action).reshape(-1)[0])
         if not mask[action]:
             action = sample_action(obs["action_mask"], self.rng)
         return action
+
+    def _logits(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's action logits for one observation (what its ``predict`` samples from)."""
+        import torch
+
+        policy = self._policy
+        with torch.no_grad():
+            obs = torch.as_tensor(observation[None], device=policy.device)
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            if isinstance(features, tuple):  # separate actor and critic extractors
+                features = features[0]
+            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].cpu().numpy()
+
+    def _choose(self, logits: np.ndarray, mask: np.ndarray) -> int:
+        """The most likely legal action, or one sampled from the masked softmax with this opponent's rng."""
+        legal = np.flatnonzero(mask)
+        z = logits[legal].astype(np.float64)
+        if self.deterministic:
+            return int(legal[np.argmax(z)])
+        p = np.exp(z - z.max())
+        cdf = np.cumsum(p)
+        return int(legal[min(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"), len(legal) - 1)])
 
 
 def _snapshot(model):

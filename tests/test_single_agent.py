@@ -404,6 +404,43 @@ def test_maskable_ppo_short_run_save_load_and_snapshot(tmp_path):
     assert info["outcome"] in (-1, 0, 1)
 
 
+@pytest.mark.parametrize("cnn", [False, True])
+def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
+    """The fast path (logits read directly, masked softmax sampled with the opponent's rng) plays
+    predict()'s argmax, and samples predict()'s masked distribution."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from ggpzoo.nets import BoardCNN
+
+    env = SingleAgentEnv("mad_bishops_v0", decompose=True, reward="winloss")
+    kwargs = {"net_arch": [16]}
+    if cnn:
+        kwargs |= {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"channels": 4, "layers": 1},
+                   "share_features_extractor": False}
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs=kwargs)
+    model.learn(64)
+    best, sampler = PolicyOpponent(model, deterministic=True), PolicyOpponent(model)
+    assert best._policy is model.policy and sampler._policy is model.policy
+    sampler.reset(np.random.default_rng(0))
+    aec = env.aec_env
+    aec.reset(seed=1)
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        obs = aec.observe(aec.agent_selection)
+        mask = obs["action_mask"].astype(bool)
+        expected, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
+        assert best(aec, aec.agent_selection) == int(expected)
+        with torch.no_grad():
+            dist = model.policy.get_distribution(
+                model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask
+            ).distribution.probs[0].numpy()
+        draws = np.bincount([sampler(aec, aec.agent_selection) for _ in range(3000)], minlength=len(mask)) / 3000
+        assert draws[~mask].sum() == 0 and np.abs(draws - dist).max() < 0.04
+        aec.step(int(rng.choice(np.flatnonzero(mask))))
+
+
 @pytest.mark.parametrize("name", ["skirmish_endgame_v0", "amazons_v0"])
 def test_any_ggpzoo_agent_is_an_opponent(name):
     """An agent spec (MCTS here) or an Agent plays whole turns, also through the decomposition."""
