@@ -44,7 +44,6 @@ REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
 # the Skirmish games (4,096 actions, dense capture rewards) learn fast enough without.
 TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
 DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
-AMAZONS = ("amazons_v0", "amazons_split_v0")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -173,7 +172,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--shaping", type=float, default=None,
                    help="weight of the potential-based shaping reward; default: 1 for the 10x10 games, else 0")
     p.add_argument("--reach-planes", choices=("auto", "yes", "no"), default="auto",
-                   help="add ggpzoo.wrappers.ReachPlanes to the observation; auto: yes for the Amazons games")
+                   help="add ggpzoo.wrappers.ReachPlanes to the observation; auto: yes for the 10x10 games")
     p.add_argument("--n-envs", type=int, default=8, help="parallel games")
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="VecEnv kind")
     p.add_argument("--n-steps", type=int, default=256, help="PPO rollout steps per env")
@@ -225,9 +224,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error(f"--net-arch must be comma-separated integers, got {args.net_arch!r}")
     args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
     args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
-    args.reach_planes = {"yes": True, "no": False}.get(args.reach_planes, args.env in AMAZONS)
-    if args.reach_planes and args.env not in AMAZONS:
-        p.error(f"--reach-planes: only the Amazons games have them ({', '.join(AMAZONS)})")
+    args.reach_planes = {"yes": True, "no": False}.get(args.reach_planes, args.env in TEN_BY_TEN)
+    if args.reach_planes and args.env not in TEN_BY_TEN:
+        p.error(f"--reach-planes: only {', '.join(TEN_BY_TEN)} have them")
     args.shaping = DEFAULT_SHAPING.get(args.env, 0.0) if args.shaping is None else args.shaping
     if args.shaping:
         from ggpzoo.wrappers import POTENTIALS

@@ -78,7 +78,7 @@ def make_aec_env(
     """``load(name).env(**kwargs)`` in the reward wrapper named ``reward`` (see
     :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
     :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
-    potential, then, with ``reach_planes`` (Amazons only), in
+    potential, then, with ``reach_planes`` (Amazons, Mad Bishops), in
     :class:`~ggpzoo.wrappers.ReachPlanes`, then in a turn decomposition: :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`
     for amazons_v0, :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
     ``decompose=None`` decomposes amazons_v0 only (its 86,980-way action is too big for a
@@ -415,7 +415,7 @@ class SingleAgentEnv(gym.Env):
             :func:`make_aec_env`; default: amazons_v0 only).
         shaping: with an env name, the weight of :class:`~ggpzoo.wrappers.PotentialShaping`
             (default 0: none).
-        reach_planes: with an Amazons env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
+        reach_planes: with an Amazons or Mad Bishops env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
         render_mode: ``None`` or ``"ansi"``.
         env_kwargs: with an env name, more arguments for ``env()`` (e.g. ``max_steps``).
         illegal_reward: the learner's reward for an illegal action (default -1).

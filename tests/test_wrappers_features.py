@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from ggpzoo.envs import amazons_split_v0, amazons_v0, load, skirmish_v0
+from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0, skirmish_v0
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.single_agent import SingleAgentEnv
 from ggpzoo.wrappers import AmazonsTurnDecomposition, InvalidWrapperArgument, MoveDecomposition, ReachPlanes
 
 AMAZONS = ["amazons_v0", "amazons_split_v0"]
+DIAGONALS = ((1, 1), (-1, -1), (1, -1), (-1, 1))
 DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
@@ -26,8 +27,26 @@ def _reached(board, piece):
     return cells
 
 
+def _threatened(board, piece):
+    """The cells pieces ``piece`` threaten in Mad Bishops, in plain Python from RULES.md: empty
+    cells along a diagonal up to the first occupied one, and that one if it is an opposing piece."""
+    cells = set()
+    for c in np.flatnonzero(board == piece):
+        x, y = c % 10, c // 10
+        for dx, dy in DIAGONALS:
+            cx, cy = x + dx, y + dy
+            while 0 <= cx < 10 and 0 <= cy < 10:
+                v = board[cy * 10 + cx]
+                if v != piece:
+                    cells.add(cy * 10 + cx)
+                if v != 0:
+                    break
+                cx, cy = cx + dx, cy + dy
+    return cells
+
+
 @pytest.mark.parametrize("factory", ["env", "raw_env"])
-@pytest.mark.parametrize("name", AMAZONS)
+@pytest.mark.parametrize("name", [*AMAZONS, "mad_bishops_v0"])
 def test_api_test(name, factory):
     api_test(ReachPlanes(getattr(load(name), factory)()), num_cycles=200)
 
@@ -54,6 +73,27 @@ def test_planes_are_the_reached_cells_on_random_positions(name):
         plain.step(action)
         env.step(action)
     assert checked > 60
+
+
+def test_mad_bishops_planes_are_the_threatened_cells():
+    """At the start every piece threatens exactly the opposing pieces next to it diagonally, so
+    each side's plane is the opponent's 25 pieces; later, a plain-Python reference on random play."""
+    env = ReachPlanes(mad_bishops_v0.raw_env())
+    env.reset(seed=0)
+    obs = env.observe("white")["observation"]
+    np.testing.assert_array_equal(obs[:, :, 3], obs[:, :, 1])  # white threatens every black piece
+    np.testing.assert_array_equal(obs[:, :, 4], obs[:, :, 0])  # and black every white one
+    rng = np.random.default_rng(1)
+    checked = 0
+    while env.agents and not any(env.terminations.values()):
+        board, _ = env.unwrapped.get_state()
+        for agent, own, opp in (("white", 1, 2), ("black", 2, 1)):
+            obs = env.observe(agent)["observation"]
+            assert set(np.flatnonzero(obs[:, :, 3])) == _threatened(board, own)
+            assert set(np.flatnonzero(obs[:, :, 4])) == _threatened(board, opp)
+            checked += 1
+        env.step(int(rng.choice(env.unwrapped.legal_actions())))
+    assert checked > 40
 
 
 def test_a_walled_in_queen_reaches_nothing():
@@ -87,7 +127,7 @@ def test_single_agent_env_with_reach_planes():
 
 
 def test_bad_arguments():
-    with pytest.raises(InvalidWrapperArgument, match="Amazons queen-reach planes, got the env 'skirmish_v0'"):
+    with pytest.raises(InvalidWrapperArgument, match="ReachPlanes has planes for .*; got the env 'skirmish_v0'"):
         ReachPlanes(skirmish_v0.env())
     with pytest.raises(InvalidWrapperArgument, match="inside a turn decomposition"):
         ReachPlanes(AmazonsTurnDecomposition(amazons_v0.env()))

@@ -18,7 +18,7 @@ import numpy as np
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import load
 from ggpzoo.wrappers import AmazonsTurnDecomposition, MoveDecomposition, ReachPlanes, TurnDecomposition
-from ggpzoo.wrappers.features import AMAZONS_ENVS
+from ggpzoo.wrappers.features import REACH
 
 __all__ = ["SB3Agent", "load_model"]
 
@@ -69,7 +69,7 @@ class SB3Agent(Agent):
         """The env, in the wrappers that give the model's spaces: a turn decomposition when its
         actions are cells, :class:`~ggpzoo.wrappers.ReachPlanes` when it sees those planes."""
         views = [self.env]
-        if self.env_name in AMAZONS_ENVS:
+        if self.env_name in REACH:
             views.append(ReachPlanes(self.env))
         cells = self.env.kernel.H * self.env.kernel.W
         decomposition = AmazonsTurnDecomposition if self.env_name == "amazons_v0" else MoveDecomposition

@@ -1,9 +1,11 @@
 """Extra observation planes that spell out what a small policy would have to compute.
 
-* :class:`ReachPlanes` - for ``amazons_v0`` and ``amazons_split_v0``: two more planes, the
-  empty cells the observer's queens reach in one queen move and those the opponent's
-  queens reach. Mobility, what decides Amazons, is then a count over planes rather than a
-  function of whole rays of the board, which a policy learns much sooner.
+* :class:`ReachPlanes` - two more planes: where the observer's pieces reach and where the
+  opponent's reach. In ``amazons_v0`` and ``amazons_split_v0`` the empty cells each side's
+  queens reach in one queen move (mobility, what decides Amazons, becomes a count over
+  planes rather than a function of whole rays); in ``mad_bishops_v0`` the cells each side
+  threatens, captures included (a piece in danger is where its own plane meets the
+  opponent's threats).
 
 The planes are facts of the position, computed by the rules kernel; nothing is hidden or
 added that the board planes do not already determine.
@@ -25,37 +27,42 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ggpzoo.envs.amazons import kernel as K
+from ggpzoo.envs.amazons import kernel as AK
+from ggpzoo.envs.mad_bishops import kernel as MK
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument
 
-__all__ = ["ReachPlanes"]
+__all__ = ["ReachPlanes", "REACH"]
 
-AMAZONS_ENVS = ("amazons_v0", "amazons_split_v0")
+REACH = {"amazons_v0": AK.reach_planes, "amazons_split_v0": AK.reach_planes, "mad_bishops_v0": MK.reach_planes}
+"""The games with reach planes: ``fn(board, role, out)`` fills ``out[:, :, 0:2]`` for ``role``'s view."""
 
 
 class ReachPlanes(BaseWrapper):
-    """Adds two planes to an Amazons observation: the cells each side's queens reach.
+    """Adds two planes to the observation: the cells each side's pieces reach.
 
-    Plane ``P`` (after the wrapped env's ``P`` planes) is 1 on every empty cell a queen of
-    the observing agent reaches in one queen move, plane ``P + 1`` the same for the
-    opponent's queens. ``action_mask``, rewards and everything else pass through.
+    Plane ``P`` (after the wrapped env's ``P`` planes) marks the cells the observing agent's
+    pieces reach, plane ``P + 1`` those of the opponent: in Amazons every empty cell a queen
+    reaches in one queen move, in Mad Bishops every cell a piece threatens (empty cells
+    along its diagonals, and the opposing piece that ends one). ``action_mask``, rewards and
+    everything else pass through.
 
     Args:
-        env: ``amazons_v0`` or ``amazons_split_v0`` (``env()`` or ``raw_env``), possibly in
-            reward or shaping wrappers; put a turn decomposition outside this wrapper.
+        env: ``amazons_v0``, ``amazons_split_v0`` or ``mad_bishops_v0`` (``env()`` or
+            ``raw_env``), possibly in reward or shaping wrappers; put a turn decomposition
+            outside this wrapper.
     """
 
     def __init__(self, env: AECEnv):
         if not isinstance(env, AECEnv):
             raise InvalidWrapperArgument(f"ReachPlanes wraps a PettingZoo AEC env, got {type(env).__name__}")
         name = getattr(env.unwrapped, "metadata", {}).get("name")
-        if name not in AMAZONS_ENVS:
-            raise InvalidWrapperArgument(f"ReachPlanes adds Amazons queen-reach planes, got the env {name!r}")
+        if name not in REACH:
+            raise InvalidWrapperArgument(
+                f"ReachPlanes has planes for {', '.join(REACH)}; got the env {name!r}"
+            )
         inner = env.observation_space(env.possible_agents[0])
         h, w, planes = inner["observation"].shape
-        if (h, w) != (K.H, K.W) or not isinstance(env.action_space(env.possible_agents[0]), spaces.Discrete) or (
-            env.action_space(env.possible_agents[0]).n not in (K.NUM_ACTIONS_AMAZONS, K.NUM_ACTIONS_SPLIT)
-        ):
+        if getattr(env.action_space(env.possible_agents[0]), "n", None) != env.unwrapped.num_actions:
             raise InvalidWrapperArgument("put ReachPlanes inside a turn decomposition, not outside it")
         super().__init__(env)
         space = spaces.Dict(
@@ -66,6 +73,7 @@ class ReachPlanes(BaseWrapper):
         )
         self.observation_spaces = {a: space for a in env.possible_agents}
         self._planes = planes
+        self._reach = REACH[name]
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -73,7 +81,8 @@ class ReachPlanes(BaseWrapper):
     def observe(self, agent):
         inner = self.env.observe(agent)
         board, _ = self.env.unwrapped.get_state()
-        obs = np.empty((K.H, K.W, self._planes + 2), np.int8)
+        h, w, _ = inner["observation"].shape
+        obs = np.empty((h, w, self._planes + 2), np.int8)
         obs[:, :, : self._planes] = inner["observation"]
-        K.reach_planes(board, self.possible_agents.index(agent), obs[:, :, self._planes :])
+        self._reach(board, self.possible_agents.index(agent), obs[:, :, self._planes :])
         return {"observation": obs, "action_mask": inner["action_mask"]}

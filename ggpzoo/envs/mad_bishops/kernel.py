@@ -211,6 +211,29 @@ def goals(board, aux):
     return white, black
 
 
+# ----------------------------------------------------------------------------- reach (no rule)
+@njit(cache=True)
+def reach_planes(board, role, out):
+    """``out[y, x, 0]`` = 1 on every cell a piece of ``role`` threatens: the empty cells along
+    its diagonals up to the first occupied one, and that one if it holds an opposing piece
+    (a capture); ``out[y, x, 1]`` the same for the other role. Not a rule: the extra planes
+    of :class:`ggpzoo.wrappers.ReachPlanes`."""
+    out[:] = 0
+    for c in range(N):
+        v = board[c]
+        if v == EMPTY:
+            continue
+        plane = 0 if v == WHITE + role else 1
+        for d in range(4):
+            for k in range(RAY_LEN[c, d]):
+                t = RAY[c, d, k]
+                if board[t] == v:
+                    break
+                out[t // W, t % W, plane] = 1
+                if board[t] != EMPTY:
+                    break
+
+
 # ----------------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(board, aux, role, out):
