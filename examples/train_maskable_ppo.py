@@ -183,10 +183,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--net-arch", default=None,
                    help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")
-    p.add_argument("--policy", choices=("mlp", "cnn"), default="mlp",
-                   help="features: the flattened planes (mlp) or ggpzoo.nets.BoardCNN (cnn)")
-    p.add_argument("--cnn-channels", type=int, default=32, help="channels of each BoardCNN convolution")
-    p.add_argument("--cnn-layers", type=int, default=2, help="BoardCNN convolutions")
+    p.add_argument("--policy", choices=("mlp", "cnn", "cell"), default="mlp",
+                   help="mlp: MLPs on the flattened planes; cnn: ggpzoo.nets.BoardCNN features; cell: "
+                        "ggpzoo.nets.CellPolicy (one logit per cell, needs a decomposition)")
+    p.add_argument("--cnn-channels", type=int, default=32, help="channels of each convolution (cnn, cell)")
+    p.add_argument("--cnn-layers", type=int, default=3, help="3x3 convolutions (cnn, cell)")
     p.add_argument("--snapshot-every", type=int, default=25_000, help="steps between frozen snapshots")
     p.add_argument("--pool-size", type=int, default=4, help="snapshots kept in the opponent pool")
     p.add_argument("--random-weight", type=float, default=2.0,
@@ -215,7 +216,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.pool_size < 0 or args.random_weight < 0 or args.greedy_weight < 0:
         p.error("--pool-size, --random-weight and --greedy-weight must not be negative")
     if args.net_arch is None:
-        args.net_arch = "256" if args.policy == "cnn" else "256,256"
+        args.net_arch = {"mlp": "256,256", "cnn": "256", "cell": ""}[args.policy]
     if args.cnn_channels < 1 or args.cnn_layers < 1:
         p.error("--cnn-channels and --cnn-layers must be at least 1")
     try:
@@ -225,6 +226,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
     args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
     args.reach_planes = {"yes": True, "no": False}.get(args.reach_planes, args.env in TEN_BY_TEN)
+    if args.policy == "cell" and not args.decompose:
+        p.error("--policy cell chooses one cell per action: it needs --decompose")
     if args.reach_planes and args.env not in TEN_BY_TEN:
         p.error(f"--reach-planes: only {', '.join(TEN_BY_TEN)} have them")
     args.shaping = DEFAULT_SHAPING.get(args.env, 0.0) if args.shaping is None else args.shaping
@@ -236,8 +239,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def policy_kwargs(args: argparse.Namespace) -> dict:
-    """MaskablePPO's ``policy_kwargs`` for ``--policy``, ``--net-arch`` and the CNN's size."""
+def policy(args: argparse.Namespace) -> tuple[object, dict]:
+    """MaskablePPO's policy and ``policy_kwargs`` for ``--policy``, ``--net-arch`` and the CNN's size."""
+    if args.policy == "cell":
+        from ggpzoo.nets import CellPolicy
+
+        return CellPolicy, {"channels": args.cnn_channels, "layers": args.cnn_layers}
     kwargs = {"net_arch": args.net_arch}
     if args.policy == "cnn":
         from ggpzoo.nets import BoardCNN
@@ -246,7 +253,7 @@ def policy_kwargs(args: argparse.Namespace) -> dict:
             "features_extractor_class": BoardCNN,
             "features_extractor_kwargs": {"channels": args.cnn_channels, "layers": args.cnn_layers},
         }
-    return kwargs
+    return "MlpPolicy", kwargs
 
 
 def main(argv=None) -> int:
@@ -272,8 +279,9 @@ def main(argv=None) -> int:
                              args.greedy_weight, args.decompose, args.shaping, args.reach_planes)] * args.n_envs
     venv = (SubprocVecEnv if args.vec == "subproc" else DummyVecEnv)(fns)
     venv.seed(args.seed)
+    policy_class, policy_kwargs = policy(args)
     model = MaskablePPO(
-        "MlpPolicy",
+        policy_class,
         venv,
         learning_rate=args.lr,
         n_steps=args.n_steps,
@@ -281,7 +289,7 @@ def main(argv=None) -> int:
         n_epochs=args.n_epochs,
         gamma=args.gamma,
         ent_coef=args.ent_coef,
-        policy_kwargs=policy_kwargs(args),
+        policy_kwargs=policy_kwargs,
         seed=args.seed,
         device="cpu",
         verbose=0,

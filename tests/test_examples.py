@@ -77,6 +77,21 @@ def test_train_decomposition_and_shaping_choices():
     assert train.parse_args(["--env", "skirmish_v0"]).decompose is False
 
 
+def test_train_cell_policy_tiny_run(tmp_path, capsys):
+    train = _load("train_maskable_ppo")
+    argv = ["--env", "mad_bishops_v0", "--tiny", "--no-progress", "--policy", "cell", "--cnn-channels", "4",
+            "--out", str(tmp_path)]
+    assert train.main(argv) == 0
+    from sb3_contrib import MaskablePPO
+
+    from ggpzoo.nets import CellPolicy
+
+    model = MaskablePPO.load(tmp_path / "mad_bishops_v0" / "model.zip", device="cpu")
+    assert isinstance(model.policy, CellPolicy) and model.action_space.n == 100
+    assert train.main(["--env", "mad_bishops_v0", "--eval-only", str(tmp_path / "mad_bishops_v0" / "model.zip"),
+                       "--final-eval-games", "2", "--out", str(tmp_path)]) == 0
+
+
 def test_train_cnn_tiny_run(tmp_path, capsys):
     train = _load("train_maskable_ppo")
     argv = ["--env", "amazons_split_v0", "--tiny", "--no-progress", "--policy", "cnn", "--cnn-channels", "4",
@@ -103,7 +118,8 @@ def test_wilson_interval():
 @pytest.mark.parametrize(
     "bad",
     [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], [],
-     ["--shaping", "1"], ["--decompose", "maybe"], ["--reach-planes", "yes"], ["--cnn-layers", "0"]],
+     ["--shaping", "1"], ["--decompose", "maybe"], ["--reach-planes", "yes"], ["--cnn-layers", "0"],
+     ["--policy", "cell"]],
 )
 def test_train_bad_arguments(bad):
     train = _load("train_maskable_ppo")
