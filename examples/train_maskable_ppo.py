@@ -13,12 +13,15 @@ rate with a 95% Wilson interval. The model is saved to
     python examples/train_maskable_ppo.py --env mad_bishops_v0 \
         --eval-only models/mad_bishops_v0/model.zip
 
-The 10x10 games are trained through a turn decomposition (``--decompose``, default for
-them): :class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per
-amazons_v0 turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination),
-with :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material
-in Mad Bishops; its rewards sum to 0 over a game). Evaluations always count wins by the
-rules. Needs the ``train`` extra: ``pip install -e ".[train]"``.
+The 10x10 games are trained, by default, through a turn decomposition (``--decompose``):
+:class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per amazons_v0
+turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
+:class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
+Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
+(``--reach-planes``) and :class:`ggpzoo.nets.CellPolicy` (``--policy``), with gamma 0.9 in
+Amazons. The Skirmish games train on their own actions with an MLP. Evaluations always
+count wins by the rules, through the wrappers the model was trained with.
+Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
 # the Skirmish games (4,096 actions, dense capture rewards) learn fast enough without.
 TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
 DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
+DEFAULT_GAMMA = {"amazons_v0": 0.9, "amazons_split_v0": 0.9}
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -179,13 +183,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate")
-    p.add_argument("--gamma", type=float, default=0.995)
+    p.add_argument("--gamma", type=float, default=None,
+                   help="discount; default: 0.9 for the Amazons games (shaped rewards every turn), else 0.995")
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--net-arch", default=None,
                    help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")
-    p.add_argument("--policy", choices=("mlp", "cnn", "cell"), default="mlp",
+    p.add_argument("--policy", choices=("auto", "mlp", "cnn", "cell"), default="auto",
                    help="mlp: MLPs on the flattened planes; cnn: ggpzoo.nets.BoardCNN features; cell: "
-                        "ggpzoo.nets.CellPolicy (one logit per cell, needs a decomposition)")
+                        "ggpzoo.nets.CellPolicy (one logit per cell, needs a decomposition); auto: cell when "
+                        "decomposed, else mlp")
     p.add_argument("--cnn-channels", type=int, default=32, help="channels of each convolution (cnn, cell)")
     p.add_argument("--cnn-layers", type=int, default=3, help="3x3 convolutions (cnn, cell)")
     p.add_argument("--snapshot-every", type=int, default=25_000, help="steps between frozen snapshots")
@@ -215,6 +221,13 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error(f"--{field.replace('_', '-')} must be at least 1")
     if args.pool_size < 0 or args.random_weight < 0 or args.greedy_weight < 0:
         p.error("--pool-size, --random-weight and --greedy-weight must not be negative")
+    args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
+    if args.policy == "auto":
+        args.policy = "cell" if args.decompose else "mlp"
+    if args.gamma is None:
+        args.gamma = DEFAULT_GAMMA.get(args.env, 0.995)
+    if not 0 < args.gamma <= 1:
+        p.error(f"--gamma must be in (0, 1], got {args.gamma}")
     if args.net_arch is None:
         args.net_arch = {"mlp": "256,256", "cnn": "256", "cell": ""}[args.policy]
     if args.cnn_channels < 1 or args.cnn_layers < 1:
@@ -224,7 +237,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     except ValueError:
         p.error(f"--net-arch must be comma-separated integers, got {args.net_arch!r}")
     args.reward = args.reward or DEFAULT_REWARD.get(args.env, "winloss")
-    args.decompose = {"yes": True, "no": False}.get(args.decompose, args.env in TEN_BY_TEN)
     args.reach_planes = {"yes": True, "no": False}.get(args.reach_planes, args.env in TEN_BY_TEN)
     if args.policy == "cell" and not args.decompose:
         p.error("--policy cell chooses one cell per action: it needs --decompose")
