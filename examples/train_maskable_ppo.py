@@ -18,8 +18,7 @@ The 10x10 games are trained, by default, through a turn decomposition (``--decom
 turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
 :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
 Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
-(``--reach-planes``) and :class:`ggpzoo.nets.CellPolicy` (``--policy``), with gamma 0.9 in
-Amazons. The Skirmish games train on their own actions with an MLP. Evaluations always
+(``--reach-planes``) and :class:`ggpzoo.nets.CellPolicy` (``--policy``), with gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
 count wins by the rules, through the wrappers the model was trained with.
 Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
@@ -47,7 +46,7 @@ REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
 # the Skirmish games (4,096 actions, dense capture rewards) learn fast enough without.
 TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
 DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
-DEFAULT_GAMMA = {"amazons_v0": 0.9, "amazons_split_v0": 0.9}
+DEFAULT_GAMMA = {name: 0.9 for name in TEN_BY_TEN}  # shaped rewards every turn: a short horizon
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -184,7 +183,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--n-epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate")
     p.add_argument("--gamma", type=float, default=None,
-                   help="discount; default: 0.9 for the Amazons games (shaped rewards every turn), else 0.995")
+                   help="discount; default: 0.9 for the 10x10 games (shaped rewards every turn), else 0.995")
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--net-arch", default=None,
                    help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")

@@ -27,19 +27,18 @@ def _reached(board, piece):
     return cells
 
 
-def _threatened(board, piece):
-    """The cells pieces ``piece`` threaten in Mad Bishops, in plain Python from RULES.md: empty
-    cells along a diagonal up to the first occupied one, and that one if it is an opposing piece."""
+def _covered(board, piece):
+    """The cells pieces ``piece`` cover in Mad Bishops, in plain Python from RULES.md: empty
+    cells along a diagonal up to the first occupied one, and that one (an opposing piece it
+    threatens, or a piece of its own side it defends)."""
     cells = set()
     for c in np.flatnonzero(board == piece):
         x, y = c % 10, c // 10
         for dx, dy in DIAGONALS:
             cx, cy = x + dx, y + dy
             while 0 <= cx < 10 and 0 <= cy < 10:
-                v = board[cy * 10 + cx]
-                if v != piece:
-                    cells.add(cy * 10 + cx)
-                if v != 0:
+                cells.add(cy * 10 + cx)
+                if board[cy * 10 + cx] != 0:
                     break
                 cx, cy = cx + dx, cy + dy
     return cells
@@ -75,22 +74,27 @@ def test_planes_are_the_reached_cells_on_random_positions(name):
     assert checked > 60
 
 
-def test_mad_bishops_planes_are_the_threatened_cells():
-    """At the start every piece threatens exactly the opposing pieces next to it diagonally, so
-    each side's plane is the opponent's 25 pieces; later, a plain-Python reference on random play."""
+def test_mad_bishops_planes_are_the_covered_cells():
+    """At the start every piece's four diagonal neighbours are opposing pieces, so each side
+    covers exactly the opponent's 25 pieces. After a1 x b2 the white piece on b2 is defended
+    (by c3, a3 and c1) and no black piece reaches it. Then a plain-Python reference on random play."""
     env = ReachPlanes(mad_bishops_v0.raw_env())
     env.reset(seed=0)
     obs = env.observe("white")["observation"]
     np.testing.assert_array_equal(obs[:, :, 3], obs[:, :, 1])  # white threatens every black piece
     np.testing.assert_array_equal(obs[:, :, 4], obs[:, :, 0])  # and black every white one
+    env.step(env.unwrapped.encode_action((1, 1), (2, 2)))
+    obs = env.observe("white")["observation"]
+    assert obs[1, 1, 0] == 1 and obs[1, 1, 3] == 1 and obs[1, 1, 4] == 0  # b2: white, defended, safe
+    assert obs[0, 0, 3] == 1 and obs[0, 0, 4] == 0  # a1, vacated: only b2 reaches the corner
     rng = np.random.default_rng(1)
     checked = 0
     while env.agents and not any(env.terminations.values()):
         board, _ = env.unwrapped.get_state()
         for agent, own, opp in (("white", 1, 2), ("black", 2, 1)):
             obs = env.observe(agent)["observation"]
-            assert set(np.flatnonzero(obs[:, :, 3])) == _threatened(board, own)
-            assert set(np.flatnonzero(obs[:, :, 4])) == _threatened(board, opp)
+            assert set(np.flatnonzero(obs[:, :, 3])) == _covered(board, own)
+            assert set(np.flatnonzero(obs[:, :, 4])) == _covered(board, opp)
             checked += 1
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
     assert checked > 40

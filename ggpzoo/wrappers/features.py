@@ -4,8 +4,9 @@
   opponent's reach. In ``amazons_v0`` and ``amazons_split_v0`` the empty cells each side's
   queens reach in one queen move (mobility, what decides Amazons, becomes a count over
   planes rather than a function of whole rays); in ``mad_bishops_v0`` the cells each side
-  threatens, captures included (a piece in danger is where its own plane meets the
-  opponent's threats).
+  covers: empty cells it threatens, opposing pieces it can take, its own pieces it
+  defends (a piece that can be taken without a recapture is where the opponent's plane
+  meets its own side's pieces and not its own side's plane).
 
 The planes are facts of the position, computed by the rules kernel; nothing is hidden or
 added that the board planes do not already determine.
@@ -42,8 +43,8 @@ class ReachPlanes(BaseWrapper):
 
     Plane ``P`` (after the wrapped env's ``P`` planes) marks the cells the observing agent's
     pieces reach, plane ``P + 1`` those of the opponent: in Amazons every empty cell a queen
-    reaches in one queen move, in Mad Bishops every cell a piece threatens (empty cells
-    along its diagonals, and the opposing piece that ends one). ``action_mask``, rewards and
+    reaches in one queen move, in Mad Bishops every cell a piece covers (empty cells along
+    its diagonals, and the piece of either side that ends one). ``action_mask``, rewards and
     everything else pass through.
 
     Args:

@@ -214,10 +214,10 @@ def goals(board, aux):
 # ----------------------------------------------------------------------------- reach (no rule)
 @njit(cache=True)
 def reach_planes(board, role, out):
-    """``out[y, x, 0]`` = 1 on every cell a piece of ``role`` threatens: the empty cells along
-    its diagonals up to the first occupied one, and that one if it holds an opposing piece
-    (a capture); ``out[y, x, 1]`` the same for the other role. Not a rule: the extra planes
-    of :class:`ggpzoo.wrappers.ReachPlanes`."""
+    """``out[y, x, 0]`` = 1 on every cell a piece of ``role`` covers: the empty cells along
+    its diagonals up to the first occupied one, and that one, whoever holds it (an opposing
+    piece it threatens, or its own side's piece it defends); ``out[y, x, 1]`` the same for
+    the other role. Not a rule: the extra planes of :class:`ggpzoo.wrappers.ReachPlanes`."""
     out[:] = 0
     for c in range(N):
         v = board[c]
@@ -227,8 +227,6 @@ def reach_planes(board, role, out):
         for d in range(4):
             for k in range(RAY_LEN[c, d]):
                 t = RAY[c, d, k]
-                if board[t] == v:
-                    break
                 out[t // W, t % W, plane] = 1
                 if board[t] != EMPTY:
                     break
