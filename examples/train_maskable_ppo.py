@@ -344,8 +344,9 @@ def main(argv=None) -> int:
                 return False
             return True
 
-    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, reach planes {args.reach_planes}, {args.n_envs} envs ({args.vec}), {args.policy} net {args.net_arch}, "
-          f"{args.timesteps:,} steps", flush=True)
+    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, "
+          f"reach planes {args.reach_planes}, gamma {args.gamma}, {args.n_envs} envs ({args.vec}), "
+          f"{args.policy} net {args.net_arch}, {args.timesteps:,} steps", flush=True)
     model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
     train_minutes = (time.perf_counter() - start) / 60
     model.save(out / "model.zip")
