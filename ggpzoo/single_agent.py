@@ -79,8 +79,9 @@ def make_aec_env(
     :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
     :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
     potential, then, with ``reach_planes`` (Amazons, Mad Bishops), in
-    :class:`~ggpzoo.wrappers.ReachPlanes`, then in a turn decomposition: :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`
-    for amazons_v0, :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
+    :class:`~ggpzoo.wrappers.ReachPlanes`, then in a turn decomposition:
+    :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0,
+    :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
     ``decompose=None`` decomposes amazons_v0 only (its 86,980-way action is too big for a
     small policy), ``True`` every game, ``False`` none."""
     if name not in ENVS:
@@ -226,8 +227,9 @@ class PolicyOpponent(Opponent):
 
     An SB3 actor-critic policy over a ``Discrete`` space (``MaskablePPO``'s, ``PPO``'s) is not
     asked through ``predict``: the opponent reads its logits, masks them, and takes the
-    argmax or samples the softmax with its own generator, the distribution ``predict``
-    samples from, in a tenth of the time (and seeded episodes repeat).
+    argmax or samples the softmax with its own generator: the distribution ``predict``
+    samples from, in about a quarter of its time (190 vs 730 us for a 256-256 MLP, measured
+    on a loaded machine), and seeded episodes repeat.
     """
 
     def __init__(self, model: Any, deterministic: bool = False, copy_model: bool = False):
@@ -238,11 +240,11 @@ class PolicyOpponent(Opponent):
         self.deterministic = bool(deterministic)
         self._masked = "action_masks" in inspect.signature(self.model.predict).parameters
         policy = getattr(self.model, "policy", self.model)
-        # An SB3 actor-critic policy over a Discrete space: its logits are read directly (a
-        # tenth of predict()'s time, which builds a masked distribution object per call).
-        self._policy = policy if all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "extract_features")) and (
-            isinstance(getattr(policy, "action_space", None), gym.spaces.Discrete)
-        ) else None
+        # An SB3 actor-critic policy over a Discrete space: its logits are read directly
+        # (predict() builds a masked distribution object per call).
+        actor_critic = all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "extract_features"))
+        discrete = isinstance(getattr(policy, "action_space", None), gym.spaces.Discrete)
+        self._policy = policy if actor_critic and discrete else None
 
     def __call__(self, env, agent):
         obs = env.observe(agent)
