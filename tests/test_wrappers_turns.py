@@ -91,6 +91,40 @@ def test_a_turn_in_three_choices():
     assert env.observe("black")["action_mask"].sum() == 4
 
 
+@pytest.mark.parametrize("reach", [False, True])
+def test_the_arrow_stage_shows_the_queen_moved(reach):
+    """At the arrow stage the board planes (and reach planes) are those of amazons_split_v0's
+    fire step after the same move: the queen stands on its destination, its origin is empty."""
+    from ggpzoo.envs import amazons_split_v0
+    from ggpzoo.wrappers import ReachPlanes
+
+    wrap = ReachPlanes if reach else (lambda e: e)
+    env = AmazonsTurnDecomposition(wrap(amazons_v0.raw_env()))
+    split = wrap(amazons_split_v0.raw_env())
+    rng = np.random.default_rng(5)
+    env.reset(seed=0)
+    split.reset(seed=0)
+    for _ in range(12):  # six turns each side, checked at every arrow stage
+        turn = int(rng.choice(env.legal_turns()))
+        queen, destination, arrow = env.turn_steps(turn)
+        env.step(queen)
+        before = env.last()[0]["observation"]
+        env.step(destination)
+        split.step(queen * 100 + destination)
+        for agent in env.possible_agents:
+            obs, fire = env.observe(agent)["observation"], split.observe(agent)["observation"]
+            np.testing.assert_array_equal(obs[:, :, :3], fire[:, :, :3])
+            if reach:
+                np.testing.assert_array_equal(obs[:, :, 3:5], fire[:, :, 5:7])
+            marks = obs[:, :, -2:]
+            assert marks[queen // 10, queen % 10, 0] == 1 and marks[destination // 10, destination % 10, 1] == 1
+        mover = obs if env.agent_selection == "black" else env.observe(env.agent_selection)["observation"]
+        assert mover[destination // 10, destination % 10, 0] == 1 and mover[queen // 10, queen % 10, 0] == 0
+        assert before[queen // 10, queen % 10, 0] == 1  # before the destination: the board as it is
+        env.step(arrow)
+        split.step(destination * 100 + arrow)
+
+
 def test_other_agent_sees_no_mask_and_the_partial_choice():
     env = AmazonsTurnDecomposition(amazons_v0.raw_env())
     env.reset()

@@ -34,10 +34,12 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.base import cell_str, integer_id
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
+from ggpzoo.wrappers.features import ReachPlanes
 
 __all__ = ["TurnDecomposition", "AmazonsTurnDecomposition", "MoveDecomposition"]
 
@@ -220,8 +222,11 @@ class AmazonsTurnDecomposition(TurnDecomposition):
     Observation: the wrapped env's planes (own queens, opponent queens, arrows), then
     plane 3 marking the chosen queen and plane 4 the chosen destination (empty until
     chosen; every agent sees them). The stage is what is marked: nothing at the queen
-    stage, the queen at the destination stage, both at the arrow stage. ``action_mask``
-    allows exactly the cells that complete to at least one legal turn.
+    stage, the queen at the destination stage, both at the arrow stage. At the arrow stage
+    the board planes show the queen already on its destination, as the arrow will see the
+    board (and as amazons_split_v0 shows its fire step); so do the planes of a
+    :class:`~ggpzoo.wrappers.ReachPlanes` inside this wrapper. ``action_mask`` allows
+    exactly the cells that complete to at least one legal turn.
 
     Rewards: 0 for the first two choices; the third passes on the wrapped env's rewards of
     the turn. An illegal choice raises ``ValueError`` saying why, and changes nothing.
@@ -249,6 +254,25 @@ class AmazonsTurnDecomposition(TurnDecomposition):
                 f"the wrapped env's actions are {env.action_space(env.possible_agents[0])}"
             )
         super().__init__(env, K.N)
+        inner, self._reach_planes = env, False
+        while isinstance(inner, BaseWrapper) and not self._reach_planes:
+            self._reach_planes, inner = isinstance(inner, ReachPlanes), inner.env
+
+    def observe(self, agent):
+        obs = super().observe(agent)
+        if self.stage == 2:
+            self._show_moved(agent, obs["observation"])
+        return obs
+
+    def _show_moved(self, agent, planes: np.ndarray) -> None:
+        """Redraw the board planes (and reach planes) with the chosen queen on its destination."""
+        board, aux = self.env.unwrapped.get_state()
+        queen, destination = self._chosen
+        board[destination], board[queen] = board[queen], K.EMPTY
+        role = self.possible_agents.index(agent)
+        K.observe(board, aux, role, planes[:, :, :3])
+        if self._reach_planes:
+            K.reach_planes(board, role, planes[:, :, 3:5])
 
     @property
     def queen(self) -> int | None:
