@@ -242,7 +242,7 @@ class PolicyOpponent(Opponent):
         policy = getattr(self.model, "policy", self.model)
         # An SB3 actor-critic policy over a Discrete space: its logits are read directly
         # (predict() builds a masked distribution object per call).
-        actor_critic = all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "extract_features"))
+        actor_critic = all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "pi_features_extractor"))
         discrete = isinstance(getattr(policy, "action_space", None), gym.spaces.Discrete)
         self._policy = policy if actor_critic and discrete else None
 
@@ -261,13 +261,13 @@ class PolicyOpponent(Opponent):
     def _logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's action logits for one observation (what its ``predict`` samples from)."""
         import torch
+        from stable_baselines3.common.policies import BaseModel
 
         policy = self._policy
         with torch.no_grad():
             obs = torch.as_tensor(observation[None], device=policy.device)
-            features = policy.extract_features(obs, policy.pi_features_extractor)
-            if isinstance(features, tuple):  # separate actor and critic extractors
-                features = features[0]
+            # the actor's features alone, whether or not the critic shares the extractor
+            features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
             return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].cpu().numpy()
 
     def _choose(self, logits: np.ndarray, mask: np.ndarray) -> int:

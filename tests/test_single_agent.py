@@ -427,7 +427,8 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
     aec = env.aec_env
     aec.reset(seed=1)
     rng = np.random.default_rng(2)
-    for _ in range(6):
+    torch.set_num_threads(1)
+    for _ in range(4):
         obs = aec.observe(aec.agent_selection)
         mask = obs["action_mask"].astype(bool)
         expected, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
@@ -436,8 +437,8 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
             dist = model.policy.get_distribution(
                 model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask
             ).distribution.probs[0].numpy()
-        draws = np.bincount([sampler(aec, aec.agent_selection) for _ in range(3000)], minlength=len(mask)) / 3000
-        assert draws[~mask].sum() == 0 and np.abs(draws - dist).max() < 0.04
+        draws = np.bincount([sampler(aec, aec.agent_selection) for _ in range(2000)], minlength=len(mask)) / 2000
+        assert draws[~mask].sum() == 0 and np.abs(draws - dist).max() < 0.05
         aec.step(int(rng.choice(np.flatnonzero(mask))))
 
 
