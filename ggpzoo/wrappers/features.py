@@ -73,7 +73,7 @@ class ReachPlanes(BaseWrapper):
             }
         )
         self.observation_spaces = {a: space for a in env.possible_agents}
-        self._planes = planes
+        self.first_plane = self._planes = planes  # the index of the first of the two reach planes
         self._reach = REACH[name]
 
     def observation_space(self, agent):

@@ -232,8 +232,8 @@ class AmazonsTurnDecomposition(TurnDecomposition):
     the turn. An illegal choice raises ``ValueError`` saying why, and changes nothing.
 
     Args:
-        env: ``amazons_v0.env()`` or ``amazons_v0.raw_env()``, possibly inside reward
-            wrappers.
+        env: ``amazons_v0.env()`` or ``amazons_v0.raw_env()``, possibly inside reward,
+            shaping and :class:`~ggpzoo.wrappers.ReachPlanes` wrappers.
     """
 
     STAGES = ("queen", "destination", "arrow")
@@ -254,9 +254,11 @@ class AmazonsTurnDecomposition(TurnDecomposition):
                 f"the wrapped env's actions are {env.action_space(env.possible_agents[0])}"
             )
         super().__init__(env, K.N)
-        inner, self._reach_planes = env, False
-        while isinstance(inner, BaseWrapper) and not self._reach_planes:
-            self._reach_planes, inner = isinstance(inner, ReachPlanes), inner.env
+        self._reach_at = None  # the first plane of a ReachPlanes inside, redrawn at the arrow stage
+        inner = env
+        while isinstance(inner, BaseWrapper) and self._reach_at is None:
+            self._reach_at = inner.first_plane if isinstance(inner, ReachPlanes) else None
+            inner = inner.env
 
     def observe(self, agent):
         obs = super().observe(agent)
@@ -271,8 +273,8 @@ class AmazonsTurnDecomposition(TurnDecomposition):
         board[destination], board[queen] = board[queen], K.EMPTY
         role = self.possible_agents.index(agent)
         K.observe(board, aux, role, planes[:, :, :3])
-        if self._reach_planes:
-            K.reach_planes(board, role, planes[:, :, 3:5])
+        if self._reach_at is not None:
+            K.reach_planes(board, role, planes[:, :, self._reach_at : self._reach_at + 2])
 
     @property
     def queen(self) -> int | None:
