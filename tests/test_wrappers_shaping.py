@@ -131,6 +131,36 @@ def test_under_a_move_decomposition_the_destination_pays():
     assert env.rewards == pytest.approx({"white": 1 / 49, "black": -1 / 49})
 
 
+def test_amazons_decomposition_pays_the_queens_move_at_the_destination():
+    """Through AmazonsTurnDecomposition the destination pays w * (phi(queen moved) - phi(before))
+    and the arrow the rest: each turn pays what the undecomposed turn pays, to both agents."""
+    from ggpzoo.wrappers import AmazonsTurnDecomposition
+
+    env = AmazonsTurnDecomposition(PotentialShaping(WinLossReward(amazons_v0.raw_env()), weight=2.0))
+    plain = PotentialShaping(WinLossReward(amazons_v0.raw_env()), weight=2.0)
+    rng = np.random.default_rng(6)
+    env.reset(seed=0)
+    plain.reset(seed=0)
+    turns = 0
+    while not any(plain.terminations.values()):
+        turn = int(rng.choice(plain.unwrapped.legal_actions()))
+        queen, destination, arrow = env.turn_steps(turn)
+        before = amazons_mobility(*plain.unwrapped.get_state())
+        env.step(queen)
+        assert env.rewards == {"white": 0.0, "black": 0.0}
+        env.step(destination)
+        board, aux = plain.unwrapped.get_state()
+        board[destination], board[queen] = board[queen], AK.EMPTY
+        moved = 2.0 * (amazons_mobility(board, aux) - before)  # white's change; black's is the negative
+        assert env.rewards == pytest.approx({"white": moved, "black": -moved})
+        env.step(arrow)
+        plain.step(turn)
+        total = {a: env.rewards[a] + (moved if a == "white" else -moved) for a in env.rewards}
+        assert total == pytest.approx(plain.rewards, abs=1e-12)
+        turns += 1
+    assert turns > 20 and all(env.terminations.values()) and sorted(plain.rewards.values())[0] < 0
+
+
 def test_amazons_shaping_follows_mobility():
     """A turn that walls in a black queen pays white the rise of its mobility balance."""
     env = PotentialShaping(amazons_v0.raw_env(), weight=1.0)

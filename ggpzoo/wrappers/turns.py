@@ -40,6 +40,7 @@ from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.base import cell_str, integer_id
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 from ggpzoo.wrappers.features import ReachPlanes
+from ggpzoo.wrappers.shaping import PotentialShaping
 
 __all__ = ["TurnDecomposition", "AmazonsTurnDecomposition", "MoveDecomposition"]
 
@@ -188,13 +189,21 @@ class TurnDecomposition(RewardAccounting):
         c = self._check(agent, action)
         self._chosen.append(c)
         if self.stage < len(self.STAGES):
-            self._pay(agent, {})
+            self._pay(agent, self._choice_rewards())
             return
         (turn,) = self.legal_turns()
         env.step(int(turn))
         self._number += 1
         self._new_turn()
-        self._pay(agent, env.rewards)
+        self._pay(agent, self._action_rewards(env.rewards))
+
+    def _choice_rewards(self) -> dict[str, float]:
+        """The rewards of a choice that is not the last (default: none)."""
+        return {}
+
+    def _action_rewards(self, rewards: dict[str, float]) -> dict[str, float]:
+        """The rewards of the last choice, from the wrapped env's ``rewards`` of the action."""
+        return rewards
 
     def _check(self, agent: str, action) -> int:
         """``action`` as a cell if it is a legal choice now, else a ValueError saying why."""
@@ -229,7 +238,11 @@ class AmazonsTurnDecomposition(TurnDecomposition):
     exactly the cells that complete to at least one legal turn.
 
     Rewards: 0 for the first two choices; the third passes on the wrapped env's rewards of
-    the turn. An illegal choice raises ``ValueError`` saying why, and changes nothing.
+    the turn. With a :class:`~ggpzoo.wrappers.PotentialShaping` inside, the destination
+    already pays the shaping of the queen's move (the potential of the board with the queen
+    moved, minus the potential before), and the arrow the rest of the turn's rewards, so
+    the turn pays the same in all. An illegal choice raises ``ValueError`` saying why, and
+    changes nothing.
 
     Args:
         env: ``amazons_v0.env()`` or ``amazons_v0.raw_env()``, possibly inside reward,
@@ -255,9 +268,14 @@ class AmazonsTurnDecomposition(TurnDecomposition):
             )
         super().__init__(env, K.N)
         self._reach_at = None  # the first plane of a ReachPlanes inside, redrawn at the arrow stage
+        self._shaping = None  # a PotentialShaping inside: it also pays the queen's move
+        self._paid: dict[str, float] = {}
         inner = env
-        while isinstance(inner, BaseWrapper) and self._reach_at is None:
-            self._reach_at = inner.first_plane if isinstance(inner, ReachPlanes) else None
+        while isinstance(inner, BaseWrapper):
+            if isinstance(inner, ReachPlanes) and self._reach_at is None:
+                self._reach_at = inner.first_plane
+            if isinstance(inner, PotentialShaping) and self._shaping is None:
+                self._shaping = inner
             inner = inner.env
 
     def observe(self, agent):
@@ -266,11 +284,38 @@ class AmazonsTurnDecomposition(TurnDecomposition):
             self._show_moved(agent, obs["observation"])
         return obs
 
-    def _show_moved(self, agent, planes: np.ndarray) -> None:
-        """Redraw the board planes (and reach planes) with the chosen queen on its destination."""
+    def _moved(self) -> tuple[np.ndarray, np.ndarray]:
+        """The state ``(board, aux)`` with the chosen queen on its destination (no arrow yet)."""
         board, aux = self.env.unwrapped.get_state()
         queen, destination = self._chosen
         board[destination], board[queen] = board[queen], K.EMPTY
+        return board, aux
+
+    def _begin(self, rewards=None) -> None:
+        self._paid = {}
+        super()._begin(rewards)
+
+    def _choice_rewards(self):
+        """With a :class:`~ggpzoo.wrappers.PotentialShaping` inside, the destination pays the
+        potential's change from the queen's move, and the arrow (:meth:`_action_rewards`) the
+        rest of the turn's: the turn pays what it paid, the queen's part one choice earlier."""
+        if self._shaping is None or self.stage != 2:
+            return {}
+        value = float(self._shaping.potential(*self._moved()))
+        first = self.possible_agents[0]
+        now = self._shaping.potentials()
+        self._paid = {
+            a: self._shaping.weight * ((value if a == first else -value) - now.get(a, 0.0)) for a in self.env.agents
+        }
+        return self._paid
+
+    def _action_rewards(self, rewards):
+        paid, self._paid = self._paid, {}
+        return {a: r - paid.get(a, 0.0) for a, r in rewards.items()}
+
+    def _show_moved(self, agent, planes: np.ndarray) -> None:
+        """Redraw the board planes (and reach planes) with the chosen queen on its destination."""
+        board, aux = self._moved()
         role = self.possible_agents.index(agent)
         K.observe(board, aux, role, planes[:, :, :3])
         if self._reach_at is not None:
