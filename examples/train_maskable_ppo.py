@@ -29,13 +29,13 @@ import argparse
 import csv
 import functools
 import json
-import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from ggpzoo.arena import wilson
 from ggpzoo.envs import ENVS, load
 
 # Rewards the learner trains on, per game: dense zero-sum capture deltas where goals grow
@@ -47,16 +47,6 @@ REWARD_CHOICES = ("winloss", "goal", "delta", "delta_zero_sum")
 TEN_BY_TEN = ("amazons_v0", "amazons_split_v0", "mad_bishops_v0")
 DEFAULT_SHAPING = {name: 1.0 for name in TEN_BY_TEN}
 DEFAULT_GAMMA = {name: 0.9 for name in TEN_BY_TEN}  # shaped rewards every turn: a short horizon
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate ``wins / n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def make_env(
