@@ -73,7 +73,7 @@ class ReachPlanes(BaseWrapper):
             }
         )
         self.observation_spaces = {a: space for a in env.possible_agents}
-        self.first_plane = self._planes = planes  # the index of the first of the two reach planes
+        self.first_plane = planes  # the index of the first of the two reach planes
         self._reach = REACH[name]
 
     def observation_space(self, agent):
@@ -83,7 +83,7 @@ class ReachPlanes(BaseWrapper):
         inner = self.env.observe(agent)
         board, _ = self.env.unwrapped.get_state()
         h, w, _ = inner["observation"].shape
-        obs = np.empty((h, w, self._planes + 2), np.int8)
-        obs[:, :, : self._planes] = inner["observation"]
-        self._reach(board, self.possible_agents.index(agent), obs[:, :, self._planes :])
+        obs = np.empty((h, w, self.first_plane + 2), np.int8)
+        obs[:, :, : self.first_plane] = inner["observation"]
+        self._reach(board, self.possible_agents.index(agent), obs[:, :, self.first_plane :])
         return {"observation": obs, "action_mask": inner["action_mask"]}

@@ -237,16 +237,16 @@ def reach_planes(board, role, out):
     queen move, ``out[y, x, 1]`` the same for the other role; 0 elsewhere. Not a rule: the
     extra planes of :class:`ggpzoo.wrappers.ReachPlanes`."""
     out[:] = 0
+    lens = np.empty(8, np.int64)
     for c in range(N):
         v = board[c]
         if v == WHITE or v == BLACK:
             plane = 0 if v == WHITE + role else 1
+            _reach(board, c, lens)
             for d in range(8):
-                n = 0
-                while n < RAY_LEN[c, d] and board[RAY[c, d, n]] == EMPTY:
+                for n in range(lens[d]):
                     t = RAY[c, d, n]
                     out[t // W, t % W, plane] = 1
-                    n += 1
 
 
 # ----------------------------------------------------------------------------- observation
