@@ -228,8 +228,8 @@ class PolicyOpponent(Opponent):
     An SB3 actor-critic policy over a ``Discrete`` space (``MaskablePPO``'s, ``PPO``'s) is not
     asked through ``predict``: the opponent reads its logits, masks them, and takes the
     argmax or samples the softmax with its own generator: the distribution ``predict``
-    samples from, in about a quarter of its time (190 vs 730 us for a 256-256 MLP, measured
-    on a loaded machine), and seeded episodes repeat.
+    samples from, without building ``predict``'s distribution object each call, and seeded
+    episodes repeat.
     """
 
     def __init__(self, model: Any, deterministic: bool = False, copy_model: bool = False):
