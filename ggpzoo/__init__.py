@@ -10,7 +10,7 @@ import pettingzoo as _pz
 
 from ggpzoo.envs import ENVS, registry_id
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = ["ENVS", "registry_id", "__version__"]
 
 for _name, _module in ENVS.items():

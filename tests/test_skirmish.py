@@ -45,8 +45,9 @@ def play(board, aux, *moves):
 
 # ----------------------------------------------------------------------------- reference
 # A slow, direct transcription of RULES.md over a dict {(x, y): (role, letter)}, sharing no
-# code or table with the kernel. ``test_mode`` is the rule sheet's no-move test: a move
-# that lands on a hole counts as a move (no path ever crosses a hole).
+# code or table with the kernel. ``test_mode`` is the rule sheet's no-move test: a rook's,
+# bishop's, queen's, king's or knight's move that lands on a hole counts as a move (no path
+# ever crosses a hole); a pawn's never does.
 REF_HOLES = {(3, 3), (6, 3), (3, 6), (6, 6)}
 REF_GOALS = {
     SK: dict(enumerate([0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 66, 72, 79, 86, 93, 100])),
@@ -99,8 +100,10 @@ def ref_moves(pieces, role, variant, test_mode=False):
                     tx, ty = tx + dx, ty + dy
         else:
             f = 1 if role == 0 else -1
+            # A pawn never lands on a hole, in the no-move test too: the sheet's pushes need
+            # their target cells empty and not holes (RULES.md, skirmish, Terminal).
             if variant == SK and on_board(x, y + f) and (x, y + f) not in pieces:
-                if (x, y + f) not in REF_HOLES or test_mode:
+                if (x, y + f) not in REF_HOLES:
                     moves.add((x, y, x, y + f))
                 home = 2 if role == 0 else 7
                 two = (x, y + 2 * f)
@@ -458,24 +461,132 @@ def test_a_role_without_any_move_ends_the_game_whoever_is_to_move():
         assert K.has_move(board, 1, True, 0)  # black could move; white cannot, even onto a hole
 
 
-def test_a_pawn_push_onto_a_hole_counts_in_the_rule_sheets_test():
+# The rule sheet's no-move test and pawns (RULES.md, skirmish, Terminal): a pawn's push
+# onto a hole is no move, for that test too; other pieces' moves onto holes count.
+PAWNS_FACING_HOLES = """
+    . . . . . . n .
+    . . p . . . k .
+    . . # . . # . .
+    . . P . p . . .
+    . . . . P . . .
+    . . # . . # . .
+    . . . . . P . .
+    . . . . . . . .
+    """
+
+
+def test_white_pawns_facing_holes_have_no_move_so_the_game_is_over():
+    # RULES.md's example: white's pawns (3,5) and (6,2) face the holes (3,6) and (6,3), and
+    # (5,4) is blocked by black's pawn; black to move. White has no move under the sheet's
+    # test, so the state is terminal, with the goals of the capture counts.
+    board, aux = K.from_string(PAWNS_FACING_HOLES, role=1, step=40, captures=(3, 5))
+    assert not K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
+    assert legal(board, aux)  # black could move: only the sheet's test ends it
+    assert K.is_terminal(board, aux)
+    assert K.goals(board, aux) == (18, 30)
+    assert ref_terminal(ref_position(board), 1, 40, SK)
+    # The same through the env and the batched engine's dispatch, which call this kernel.
+    from ggpzoo import kernels
+
+    assert kernels.is_terminal(kernels.KERNELS.index(K), board, aux)
+    e = skirmish_v0.raw_env()
+    e.reset()
+    e.set_state((board, aux))
+    assert all(e.terminations.values()) and e.legal_actions().size == 0
+    assert [e.infos[a]["goal"] for a in ("white", "black")] == [18, 30]
+    assert e.rewards == {"white": -1.0, "black": 1.0}
+    # The endgame has no pushes at all: the same pieces have no move there either.
+    board, aux = K.from_string(PAWNS_FACING_HOLES, EG, role=1)
+    assert K.is_terminal(board, aux)
+
+
+def test_a_rook_whose_only_move_lands_on_a_hole_keeps_the_game_going():
+    # As above, plus a white rook (7,3) whose only step is onto the hole (6,3): its other
+    # neighbours are its own pawns (8,3), (7,4), (7,2), all blocked. The sheet counts that
+    # step, so black moves; then white, in control with no legal action, ends it ("Common").
     drawing = """
-        . . . . . . . k
+        . . . . . . n .
+        . . p . . . k .
+        . . # . . # . .
+        . . P . p . p .
+        . . . . P . P p
+        . . # . . # R P
+        . . . . . P P .
+        . . . . . . . .
+        """
+    board, aux = K.from_string(drawing, role=1)
+    assert legal(board, aux_with_role(aux, 0)) == []
+    assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
+    assert not K.is_terminal(board, aux)
+    play(board, aux, mv(7, 7, 8, 7))
+    assert legal(board, aux) == [] and K.is_terminal(board, aux)
+
+
+def test_a_knight_whose_only_jump_lands_on_a_hole_keeps_the_game_going():
+    # The knight (4,1) jumps to its own pawns (2,2), (5,3), (6,2) or onto the hole (3,3);
+    # every white pawn is blocked.
+    drawing = """
+        . . . . . . n .
+        . . p . . . k .
+        . . # . . # . .
+        . . P . p . . .
+        . . . . P . . .
+        . p # . P # . .
+        . P . . . P . .
+        . . . N . . . .
+        """
+    board, aux = K.from_string(drawing, role=1)
+    assert legal(board, aux_with_role(aux, 0)) == []
+    assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
+    assert not K.is_terminal(board, aux)
+    play(board, aux, mv(7, 7, 8, 7))
+    assert legal(board, aux) == [] and K.is_terminal(board, aux)
+
+
+def test_black_pawns_facing_holes_have_no_move_so_the_game_is_over():
+    # The first position mirrored: black's pawns (3,4) and (6,7) face the holes (3,3) and
+    # (6,6), (5,5) is blocked by white's pawn; white to move.
+    drawing = """
+        . . . . . . . .
+        . . . . . p . .
+        . . # . . # . .
+        . . . . p . . .
+        . . p . P . . .
+        . . # . . # . .
+        . . P . . . K .
+        . . . . . . N .
+        """
+    board, aux = K.from_string(drawing, role=0)
+    assert not K.has_move(board, 1, True, 1)
+    assert legal(board, aux) and K.is_terminal(board, aux)
+    assert ref_terminal(ref_position(board), 0, 0, SK)
+
+
+@pytest.mark.parametrize("role", [0, 1])
+def test_a_home_pawn_whose_first_cell_is_a_hole_has_no_double_step(role):
+    # White's pawn (3,2) faces the hole (3,3), black's (6,7) the hole (6,6): the two-cell
+    # push would pass over the hole, so neither pawn has a move, legal or under the test.
+    drawing = """
+        . . . . . . . .
+        . . . . . p . .
+        . . # . . # . .
+        . . . . . . . .
         . . . . . . . .
         . . # . . # . .
         . . P . . . . .
         . . . . . . . .
-        . . # . . # . .
-        . . . . . . . .
-        . . . . . . . .
         """
-    board, aux = K.from_string(drawing, role=1)  # white's only "move": (3,5) onto the hole (3,6)
-    assert not K.is_terminal(board, aux)
-    play(board, aux, mv(8, 8, 7, 8))
-    assert legal(board, aux) == [] and K.is_terminal(board, aux)
-    # The endgame has no pushes at all: white has no move under either test.
-    board, aux = K.from_string(drawing, EG, role=1)
+    board, aux = K.from_string(drawing, role=role)
+    assert legal(board, aux) == []
+    assert not K.has_move(board, 0, True, 1) and not K.has_move(board, 1, True, 1)
     assert K.is_terminal(board, aux)
+
+
+def aux_with_role(aux, role):
+    """A copy of ``aux`` with ``role`` in control."""
+    out = aux.copy()
+    out[K.ROLE] = role
+    return out
 
 
 @pytest.mark.parametrize("variant,last", [(SK, 99), (EG, 59)])
@@ -721,13 +832,41 @@ def test_random_games_agree_with_the_reference(variant):
             assert [aux[K.WHITE_CAPTURES], aux[K.BLACK_CAPTURES]] == captures
 
 
+def first_steps(t, s):
+    """The cells a piece of type ``t`` on ``s`` reaches in one step (a slider: its neighbours)."""
+    x, y = s % 8, s // 8
+    d = K.KNIGHT_JUMPS if t == K.KNIGHT else K.DIRS[K.DIR_FROM[t] : K.DIR_TO[t]]
+    return [(y + dy) * 8 + x + dx for dx, dy in d if 0 <= x + dx < 8 and 0 <= y + dy < 8]
+
+
+def box_piece(board, rng, role):
+    """A knight, bishop, rook, queen or king one step from a hole, its other first steps taken
+    by its own pawns with pieces in front: often its only move under the sheet's test."""
+    t = int(rng.choice([K.KNIGHT, K.BISHOP, K.ROOK, K.QUEEN, K.KING]))
+    hole = int(rng.choice(K.HOLE_CELLS))
+    spots = [s for s in range(64) if board[s] == K.EMPTY and hole in first_steps(t, s)]
+    if not spots:
+        return
+    s = int(rng.choice(spots))
+    board[s] = t + K.BLACK_OFFSET * role
+    for p in first_steps(t, s):
+        if board[p] == K.EMPTY and p // 8 not in (0, 7):
+            board[p] = K.PAWN + K.BLACK_OFFSET * role
+            if board[p + K.PAWN_STEP[role]] == K.EMPTY:
+                board[p + K.PAWN_STEP[role]] = int(rng.integers(1, 7)) + K.BLACK_OFFSET * int(rng.integers(2))
+
+
 def random_position(rng):
-    """A sparse random position, crowded around the holes so that blocked pieces are common."""
+    """A sparse random position, crowded around the holes so that blocked pieces are common:
+    pawns facing holes, and pieces whose only move lands on a hole."""
     variant = int(rng.integers(2))
     board, aux = K.new_state(variant)
     board[board != K.HOLE] = K.EMPTY
     near_holes = [c(x + dx, y + dy) for x, y in K.HOLES for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
     for role in (0, 1):
+        if rng.random() < 0.4:
+            box_piece(board, rng, role)
+            continue
         facing = [h - K.PAWN_STEP[role] for h in K.HOLE_CELLS]  # a pawn whose push lands on a hole
         for _ in range(int(rng.integers(1, 5))):
             u = rng.random()
@@ -736,16 +875,26 @@ def random_position(rng):
             if board[cell] != K.EMPTY or (t == K.PAWN and cell // 8 == K.PAWN_LAST[role]):
                 continue
             board[cell] = t + K.BLACK_OFFSET * role
+    # Pawns on their far rank (from box_piece's fillers) cannot occur: make them queens.
+    for cell in range(64):
+        v = board[cell]
+        if K.TYPE[v] == K.PAWN and cell // 8 == K.PAWN_LAST[K.COLOR[v]]:
+            board[cell] = K.PROMOTED[K.COLOR[v]]
     aux[K.ROLE] = rng.integers(2)
     aux[K.STEP] = rng.integers(K.LIMIT[variant] + 1)
     aux[K.WHITE_CAPTURES], aux[K.BLACK_CAPTURES] = rng.integers(0, 11, 2)
     return board, aux
 
 
+def pawns_face_holes(board, role):
+    """Whether a pawn of ``role`` stands right in front of a hole."""
+    return any(board[h - K.PAWN_STEP[role]] == K.PAWN + K.BLACK_OFFSET * role for h in K.HOLE_CELLS)
+
+
 def test_random_positions_agree_with_the_reference():
     rng = np.random.default_rng(2024)
-    seen = {"terminal": 0, "hole moves only": 0, "ended by Common alone": 0}
-    for _ in range(1000):
+    seen = {"terminal": 0, "hole moves only": 0, "ended by Common alone": 0, "no move, pawns facing holes": 0}
+    for _ in range(1500):
         board, aux = random_position(rng)
         seen["terminal"] += check_against_reference(board, aux)
         pushes = bool(K.PUSHES[aux[K.VARIANT]])
@@ -755,8 +904,56 @@ def test_random_positions_agree_with_the_reference():
                 other_moves = K.has_move(board, 1 - r, pushes, 1)
                 in_time = aux[K.STEP] < K.LIMIT[aux[K.VARIANT]]
                 seen["ended by Common alone"] += r == aux[K.ROLE] and other_moves and in_time
+            if pushes and not K.has_move(board, r, pushes, 1) and pawns_face_holes(board, r):
+                seen["no move, pawns facing holes"] += 1
     # The seeded sample exercises every branch of the terminal test.
-    assert min(seen.values()) >= 30, seen
+    assert min(seen.values()) >= 20, seen
+
+
+def greedy_capture(legal_ids, board, rng):
+    """A random capture if there is one, else a random move: play that empties the board."""
+    captures = [a for a in legal_ids if board[a % 64] != K.EMPTY]
+    return int(rng.choice(captures or legal_ids))
+
+
+@pytest.mark.parametrize("variant", [SK, EG])
+def test_greedy_capture_games_agree_with_the_reference_in_the_env_and_the_engine(variant):
+    """Capture-first games empty the board and reach the sparse ends (pawns facing holes,
+    pieces boxed in) that random play rarely does. The kernel, the AEC env and the batched
+    engine, played in lockstep, agree with the reference at every step."""
+    from ggpzoo.vector import VectorGames
+
+    rng = np.random.default_rng(11 + variant)
+    n = 24
+    games = VectorGames(ENVS[variant].__name__.rsplit(".", 1)[1], n, auto_reset=False)
+    games.reset()
+    envs = [ENVS[variant].raw_env() for _ in range(n)]
+    boards = []
+    for e in envs:
+        e.reset()
+        boards.append(K.new_state(variant))
+    ends = {"no move under the sheet's test": 0, "pawns facing holes": 0}
+    while not games.terminal.all():
+        actions = np.zeros(n, np.int64)
+        for i, (e, (board, aux)) in enumerate(zip(envs, boards)):
+            terminal = check_against_reference(board, aux)
+            assert games.terminal[i] == terminal == all(e.terminations.values())
+            if terminal:
+                continue
+            assert e.get_state()[0].tolist() == games.boards[i].tolist() == board.tolist()
+            actions[i] = greedy_capture(legal(board, aux), board, rng)
+            K.apply(board, aux, actions[i])
+            e.step(int(actions[i]))
+            if K.is_terminal(board, aux) and aux[K.STEP] < K.LIMIT[variant]:
+                pushes = bool(K.PUSHES[variant])
+                for r in (0, 1):
+                    if not K.has_move(board, r, pushes, 1):
+                        ends["no move under the sheet's test"] += 1
+                        ends["pawns facing holes"] += pushes and pawns_face_holes(board, r)
+        games.step(actions)
+    assert ends["no move under the sheet's test"] >= 1, ends
+    if variant == SK:
+        assert ends["pawns facing holes"] >= 1, ends
 
 
 # ----------------------------------------------------------------------------- PettingZoo API

@@ -33,10 +33,12 @@ to a queen, so a move needs no more.
 
 Two terminal tests (RULES.md):
 
-* the rule sheet's: a role, either one, has no move, where a move that *lands on a hole*
-  counts (the sheet forgets the hole test there). A slider or pawn path through a hole
-  first lands on that hole, so only the destination matters. We count every piece's
-  moves onto a hole, a pawn's single push included (not in the endgame: no pushes);
+* the rule sheet's (``hasLegalMove``): a role, either one, has no move, where a rook's,
+  bishop's, queen's or king's step or a knight's jump that *lands on a hole* counts (the
+  sheet forgets the hole test there). A slider path through a hole first lands on that
+  hole, so only the destination matters. A pawn's move never lands on a hole: the sheet's
+  pushes need their target cells empty and not holes, and a capture needs an opponent
+  piece, so for pawns the test is the legal-move test;
 * "Common": the role in control has no legal action.
 """
 
@@ -95,7 +97,8 @@ START_ENDGAME = np.array(
 COLOR = np.array([2] + [0] * 6 + [1] * 6 + [3], np.int8)
 TYPE = np.array([0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 0], np.int8)
 # DEST_OK[mode, role, v]: a piece of ``role`` may land on a cell holding v. Mode 0 is the
-# legal-move rule (empty or opponent); mode 1 the rule sheet's no-move test (holes count too).
+# legal-move rule (empty or opponent); mode 1 the rule sheet's no-move test (holes count too,
+# for every piece but the pawn, whose moves ``has_move`` tests on their own).
 DEST_OK = np.zeros((2, 2, 14), np.bool_)
 for _role in (0, 1):
     for _v in range(14):
@@ -237,8 +240,10 @@ def has_move(board, role, pushes, mode):
             if src // W == PAWN_LAST[role]:
                 continue
             one = src + PAWN_STEP[role]
-            if pushes and (board[one] == EMPTY or (mode == 1 and board[one] == HOLE)):
-                return True  # a double step needs the single one free, so it adds no move
+            # In both modes a push needs an empty cell (never a hole: RULES.md, skirmish). A
+            # double step needs the single one free, so it adds no move.
+            if pushes and board[one] == EMPTY:
+                return True
             x = src % W
             if x > 0 and COLOR[board[one - 1]] == 1 - role:
                 return True

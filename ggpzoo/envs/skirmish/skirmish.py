@@ -35,11 +35,14 @@ queen, so there is no promotion choice. `encode_action((x1, y1), (x2, y2))` and
 Each role's goal, in every state, comes from its own capture count: 0, 6, 12, ..., 72 for
 0..12 captures, then 79, 86, 93, 100 for 13..16. `infos[agent]` holds `"goal"` and
 `"captures"`. The game ends when a role has no pieces; when a role (either one) has no
-move under the rule sheet's test, which also counts moves that land on a hole; when the
-role to act has no legal action (RULES.md "Common"); or at step 100, i.e. after 99 actions.
+move under the rule sheet's test, which also counts a piece's move that lands on a hole
+but never a pawn's (a pawn facing a hole is blocked); when the role to act has no legal
+action (RULES.md "Common"); or at step 100, i.e. after 99 actions.
 Reward at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 
 ### Version history
+* v0 (ggpzoo 0.3.0): a pawn's push onto a hole no longer counts as a move in the rule
+  sheet's no-move test, so games that reach such a state end there.
 * v0: initial release.
 """
 
