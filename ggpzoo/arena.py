@@ -56,6 +56,7 @@ class GameRecord:
     truncated: bool  # cut by max_steps (scored as a draw)
     seconds: float
     actions: list[int] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
 
 
 def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = None, on_move=None) -> GameRecord:
@@ -70,12 +71,10 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
     players = {"white": white, "black": black}
     for i, agent in enumerate((white, black)):
         agent.reset(None if seeds is None else int(seeds[i]))
-    actions = []
+    actions, moves = [], []
     start = time.perf_counter()
-    while True:
+    while not env.is_game_over():
         mover = env.agent_selection
-        if not env.agents or env.terminations[mover] or env.truncations[mover]:
-            break
         agent = players[mover]
         action = agent.act(env)
         try:
@@ -83,6 +82,7 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         except ValueError as e:
             raise ArenaError(f"{agent.name} (playing {mover}) broke the rules: {e}") from None
         actions.append(int(action))
+        moves.append(env.action_to_string(int(action)))
         if on_move is not None:
             on_move(env, action)
     reward = env.rewards["white"]
@@ -92,9 +92,10 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         goals=(int(env.infos["white"]["goal"]), int(env.infos["black"]["goal"])),
         score=(reward + 1.0) / 2.0,
         length=len(actions),
-        truncated=bool(env.truncations["white"]),
+        truncated=env.outcome().termination == "max_steps",
         seconds=time.perf_counter() - start,
         actions=actions,
+        moves=moves,
     )
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import ENVS, load
+from ggpzoo.envs.notation import MoveError
 
 __all__ = ["record_game", "load_game", "save_game", "check_game", "positions", "final_image", "write_gif", "write_png"]
 
@@ -39,33 +40,27 @@ def record_game(env_name: str, white: Agent, black: Agent, seed: int = 0, max_st
     seeds = np.random.SeedSequence([seed]).generate_state(2)
     env = load(env_name).raw_env(max_steps=max_steps)
     rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=on_move)
-    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions}
-    return _with_moves(game, env)
+    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": rec.moves}
+    return game | _result(env)
 
 
-def _with_moves(game: dict, env) -> dict:
-    """``game`` with ``moves`` (readable), the final ``goals`` and ``over`` (the game ended by
-    the rules, not cut short), replayed on ``env``."""
-    env.reset()
-    moves = []
-    for a in game["actions"]:
-        moves.append(env.action_to_string(a))
-        env.step(a)
+def _result(env) -> dict:
+    """The final ``goals`` and ``over`` (the game ended by the rules, not cut short) of ``env``."""
+    outcome = env.outcome()
     goals = [env.infos["white"]["goal"], env.infos["black"]["goal"]]
-    return game | {"moves": moves, "goals": goals, "over": bool(env.terminations["white"])}
+    return {"goals": goals, "over": outcome is not None and outcome.termination == "rules"}
 
 
 def check_game(data: dict, where: str = "the game") -> dict:
-    """A game dict with its ``actions`` checked legal move by move (``moves`` are parsed).
+    """A game dict with its ``actions`` checked legal move by move (``moves`` are parsed),
+    in one pass: each move is checked, written as text and played.
 
     Raises ValueError naming the first bad move and why.
     """
-    from ggpzoo.play import MoveError, parse_move
-
     if not isinstance(data, dict) or "env" not in data:
         raise ValueError(f"{where} is not a game: a JSON object with 'env' and 'actions' (or 'moves')")
     name = data["env"]
-    if name not in ENVS:
+    if not isinstance(name, str) or name not in ENVS:
         raise ValueError(f"{where}: unknown environment {name!r}; known: {', '.join(ENVS)}")
     env = load(name).raw_env()
     env.reset()
@@ -77,9 +72,9 @@ def check_game(data: dict, where: str = "the game") -> dict:
         raise ValueError(f"{where} has neither 'actions' nor 'moves'")
     if not isinstance(items, list):
         raise ValueError(f"{where}: '{kind}' must be a list")
-    actions = []
+    actions, moves = [], []
     for k, item in enumerate(items, 1):
-        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+        if env.is_game_over():
             raise ValueError(f"{where}: the game is over after move {k - 1}, but {len(items)} {kind} are given")
         try:
             if kind == "actions":
@@ -87,17 +82,19 @@ def check_game(data: dict, where: str = "the game") -> dict:
                     raise MoveError(f"{item!r} is not an action id (an integer)")
                 if not 0 <= item < env.num_actions:
                     raise MoveError(f"{item} is out of range: action ids are 0..{env.num_actions - 1}")
-                if item not in set(env.legal_actions().tolist()):
-                    raise MoveError(f"{env.action_to_string(item)} is illegal: {env._why_illegal(item)}")
+                reason = env.explain_illegal(item)
+                if reason is not None:
+                    raise MoveError(f"{env.action_to_string(item)} is illegal: {reason}")
                 chosen = [item]
             else:
-                chosen = parse_move(env, str(item))
+                chosen = env.parse_move(str(item))
         except MoveError as e:
             raise ValueError(f"{where}: move {k} ({item!r}): {e}") from None
         for a in chosen:
+            moves.append(env.action_to_string(a))
             env.step(a)
             actions.append(int(a))
-    return _with_moves(data | {"actions": actions}, env)
+    return data | {"actions": actions, "moves": moves} | _result(env)
 
 
 def load_game(path: str, index: int | None = None) -> dict:

@@ -3,64 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ggpzoo.engine.rng import next_random as _next  # noqa: F401  (kept for code that imported it here)
+from ggpzoo.engine.rng import sample_mask as _sample
 
 __all__ = ["sample_action"]
-
-
-_ONES = np.uint64(0x0101010101010101)  # times a word of 0/1 bytes: their sum in the top byte
-
-
-@njit(cache=True)
-def _next(s):
-    """One xorshift64* step: the new state and 32 random bits."""
-    s ^= s >> np.uint64(12)
-    s ^= s << np.uint64(25)
-    s ^= s >> np.uint64(27)
-    return s, (s * np.uint64(2685821657736338717)) >> np.uint64(32)
-
-
-@njit(cache=True)
-def _sample(mask, seed):
-    """A random index ``i`` with ``mask[i] != 0`` in a 0/1 mask, or -1 if there is none.
-
-    Rejection sampling over all indices while legal actions are dense enough; after 64
-    misses, an exact count and scan, eight bytes at a time. Each branch picks uniformly
-    among the legal indices (up to a 2**-32 rounding), so their mixture does too.
-    """
-    n = mask.shape[0]
-    s = np.uint64(seed) | np.uint64(1)
-    for _ in range(64):
-        s, r = _next(s)
-        i = np.int64((r * np.uint64(n)) >> np.uint64(32))
-        if mask[i] != 0:
-            return i
-    n8 = n // 8 * 8
-    words = mask[:n8].view(np.uint64)
-    count = 0
-    for j in range(n8 // 8):  # an index loop: numba vectorises it, ``for w in words`` it does not
-        count += np.int64((words[j] * _ONES) >> np.uint64(56))
-    for i in range(n8, n):
-        count += mask[i] != 0
-    if count == 0:
-        return -1
-    s, r = _next(s)
-    k = np.int64((r * np.uint64(count)) >> np.uint64(32))
-    for j in range(n8 // 8):
-        c = np.int64((words[j] * _ONES) >> np.uint64(56))
-        if k < c:
-            for i in range(8 * j, 8 * j + 8):
-                if mask[i] != 0:
-                    if k == 0:
-                        return i
-                    k -= 1
-        k -= c
-    for i in range(n8, n):
-        if mask[i] != 0:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
 
 
 def sample_action(mask: np.ndarray, rng: np.random.Generator) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ggpzoo.envs.base import VARIANT
-from ggpzoo.kernels import game_of
+from ggpzoo.envs import spec
 
 __all__ = ["Agent"]
 
@@ -53,15 +53,16 @@ class Agent:
 
 
 class _StateAgent(Agent):
-    """An agent that searches the kernel state of env ``env_name`` (in numba, via ggpzoo.kernels)."""
+    """An agent that searches the kernel state of env ``env_name`` (in numba, via ggpzoo.engine.dispatch)."""
 
     takes = "state"
 
     def __init__(self, env_name: str, seed: int | None = None):
         self.env_name = env_name
-        self.game, raw = game_of(env_name)
-        self.kernel = raw.kernel
-        self.variant = raw.variant
+        self.spec = spec(env_name)
+        self.game = self.spec.kernel_id
+        self.kernel = self.spec.kernel
+        self.variant = self.spec.variant
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -32,8 +32,8 @@ from numba import njit
 
 from ggpzoo.agents.base import _StateAgent
 from ggpzoo.envs.base import ROLE
-from ggpzoo.kernels import MAX_LEGAL, apply, goals, is_terminal, legal_actions
-from ggpzoo.utils import _next
+from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
+from ggpzoo.engine.rng import next_random as _next
 
 __all__ = ["MCTSAgent"]
 

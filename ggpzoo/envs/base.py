@@ -48,26 +48,26 @@ from __future__ import annotations
 
 import importlib.util
 import operator
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
-from numba import njit
 from gymnasium.utils import EzPickle
+from numba import njit
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ggpzoo import render as _render
+from ggpzoo.envs.notation import MoveError, read_cells
+from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 
-__all__ = ["ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "ActionSpace", "make_env_fn", "cell", "xy", "cell_str", "integer_id"]
+__all__ = [
+    "ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "Outcome", "ActionSpace", "make_env_fn", "cell", "xy", "cell_str",
+    "integer_id",
+]
 
-# Slots of ``aux`` shared by every kernel.
-ROLE = 0
-VARIANT = 1
-STEP = 2
-
-AGENTS = ("white", "black")
 
 
 def cell(x: int, y: int, width: int) -> int:
@@ -129,14 +129,29 @@ class ActionSpace(spaces.Discrete):
         return super().contains(x)
 
 
+class Outcome(NamedTuple):
+    """How a finished game ended (python-chess's ``Board.outcome()`` is the model).
+
+    ``winner`` is ``"white"``, ``"black"``, or None for a draw (equal goals); ``goals`` the
+    final ``{agent: goal}``; ``termination`` ``"rules"`` when the rules ended the game, or
+    ``"max_steps"`` when the env's ``max_steps`` cut it short (then ``winner`` compares the
+    goals of the last state); ``steps`` the actions played.
+    """
+
+    winner: str | None
+    goals: dict
+    termination: str
+    steps: int
+
+
 class GGPEnv(AECEnv, EzPickle):
     """AEC environment over a ggpzoo rules kernel.
 
-    Subclasses set the class attributes ``kernel``, ``variant``, ``num_actions``,
-    ``num_planes``, ``metadata`` and ``piece_chars`` (and ``obs_dtype``/``obs_high`` when
-    the planes are not 0/1 int8), may extend :meth:`_info`, implement :meth:`_why_illegal`,
-    and override :meth:`decode_action`/:meth:`encode_action` when actions are not the
-    from/to pairs ``src * cells + dst``.
+    Subclasses set ``game_spec`` (a :class:`~ggpzoo.envs.spec.GameSpec`): the kernel,
+    variant, spaces, pieces and ``metadata`` all come from it. They may extend
+    :meth:`_info`, implement :meth:`_why_illegal`, and override
+    :meth:`decode_action`/:meth:`encode_action` when actions are not the from/to pairs
+    ``src * cells + dst``.
 
     Args:
         render_mode: ``None``; ``"ansi"`` (text); ``"rgb_array"`` (a numpy image); or
@@ -146,6 +161,8 @@ class GGPEnv(AECEnv, EzPickle):
             truncation (not termination). ``None`` (the default) plays the rules as written.
     """
 
+    game_spec: GameSpec
+    # Copied from ``game_spec`` when a subclass sets it (read by code written before specs).
     kernel: Any
     variant: int = 0
     num_actions: int
@@ -154,6 +171,20 @@ class GGPEnv(AECEnv, EzPickle):
     obs_high = 1  # upper bound of the observation planes
     piece_chars: str  # one character per board value, e.g. ".WBx"
     file_names: str | None = None  # column labels for rendering; numbers when None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        s = cls.__dict__.get("game_spec")
+        if s is None:
+            return
+        cls.kernel, cls.variant, cls.num_actions, cls.num_planes = s.kernel, s.variant, s.num_actions, s.num_planes
+        cls.obs_dtype, cls.obs_high, cls.piece_chars, cls.file_names = s.obs_dtype, s.obs_high, s.piece_chars, s.file_labels
+        cls.metadata = {
+            "name": s.name,
+            "render_modes": ["ansi", "rgb_array", "human"],
+            "is_parallelizable": False,
+            "render_fps": 2,
+        }
 
     def __init__(self, render_mode: str | None = None, max_steps: int | None = None):
         EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps)
@@ -306,15 +337,95 @@ class GGPEnv(AECEnv, EzPickle):
         """The legal action ids of ``agent_selection``, ascending (empty once the game is over)."""
         return self._legal[: self._n_legal].copy()
 
+    # ------------------------------------------------------------------ game over
+    def is_game_over(self) -> bool:
+        """Whether the game has ended: by the rules, or cut short by ``max_steps``."""
+        return self._over or any(getattr(self, "truncations", {}).values())
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (an :class:`Outcome`), or None while it runs."""
+        if not self.is_game_over():
+            return None
+        white, black = self.possible_agents
+        gw, gb = self.infos[white]["goal"], self.infos[black]["goal"]
+        winner = white if gw > gb else black if gb > gw else None
+        return Outcome(winner, {white: gw, black: gb}, "rules" if self._over else "max_steps", int(self._aux[STEP]))
+
+    @property
+    def phase(self) -> str | None:
+        """The stage of a turn of several actions (``"move"``, ``"fire"``); None when a turn is one action."""
+        return None
+
+    def at_turn_start(self) -> bool:
+        """Whether the next action begins a turn (not the fire step of a split turn)."""
+        return True
+
+    # ------------------------------------------------------------------ moves as text
+    def move_parts(self) -> tuple[str, ...]:
+        """What each cell of the next action names, e.g. ``("piece", "destination")``."""
+        return self.game_spec.action_parts
+
+    def move_help(self) -> str:
+        """How to type a move now (:meth:`parse_move`), with an example of a legal one."""
+        parts = self.move_parts()
+        legal = self.legal_actions()
+        example = self.action_to_string(int(legal[0])) if len(legal) else "(1,1)->(2,2)"
+        plain = " ".join(f"{x},{y}" for x, y in re.findall(r"\((\d+),(\d+)\)", example))
+        return (
+            f"A move names {len(parts)} cells ({', '.join(parts)}), each as x,y (column, row) or as a "
+            f"file letter and a rank (a1 = 1,1), e.g. '{plain}' or '{example}'."
+        )
+
+    def parse_move(self, text: str) -> list[int]:
+        """The legal action(s) a person means by ``text`` now: cells (``"4,1 4,5"``,
+        ``"e3-f4"``, ``"(4,1)->(4,5)/(4,1)"``) or an action id (``"1234"``).
+
+        Returns one action (two in games whose whole turn may be typed at once, such as
+        ``amazons_split_v0``). Raises :class:`~ggpzoo.envs.notation.MoveError` (a
+        ValueError) saying why ``text`` names no legal action.
+        """
+        if isinstance(text, str) and text.strip().isdigit():  # a raw action id
+            a = int(text.strip())
+            if not 0 <= a < self.num_actions:
+                raise MoveError(f"action id {a} is out of range: ids are 0..{self.num_actions - 1}")
+            return [self._legal_or_raise(a)]
+        return self._actions_from_cells(read_cells(text, self.kernel.W, self.kernel.H), text)
+
+    def _actions_from_cells(self, cells: list[tuple[int, int]], text: str) -> list[int]:
+        parts = self.move_parts()
+        if len(cells) != len(parts):
+            raise MoveError(f"a move here names {len(parts)} cells ({', '.join(parts)}); {text!r} names {len(cells)}")
+        try:
+            a = self.encode_action(*cells)
+        except ValueError as e:
+            raise MoveError(f"{text!r} is not a move: {e}") from None
+        return [self._legal_or_raise(a)]
+
+    def _legal_or_raise(self, a: int) -> int:
+        reason = self.explain_illegal(a)
+        if reason is not None:
+            raise MoveError(f"{self.action_to_string(a)} is illegal: {reason}")
+        return a
+
+    def explain_illegal(self, action) -> str | None:
+        """None if ``action`` is legal now, else why not (a short sentence).
+
+        Raises ValueError if ``action`` is not an action id of this env at all.
+        """
+        a = integer_id(action, self.num_actions)
+        if self._mask[a]:
+            return None
+        if self.is_game_over():
+            return "the game is over"
+        return self._why_illegal(a)
+
     # ------------------------------------------------------------------ actions
     def _check_action(self, action) -> int:
         """Return ``action`` as an int if it is legal now, else raise a ValueError saying why."""
         a = integer_id(action, self.num_actions)
-        if not self._mask[a]:
-            agent = self.agent_selection
-            raise ValueError(
-                f"action {a} = {self.action_to_string(a)} is illegal for {agent}: {self._why_illegal(a)}"
-            )
+        reason = self.explain_illegal(a)
+        if reason is not None:
+            raise ValueError(f"action {a} = {self.action_to_string(a)} is illegal for {self.agent_selection}: {reason}")
         return a
 
     def action_to_string(self, action: int) -> str:

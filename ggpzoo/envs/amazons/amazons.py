@@ -35,14 +35,13 @@ at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
+from ggpzoo.envs.amazons.spec import AMAZONS
 from ggpzoo.envs.base import GGPEnv, cell_str, make_env_fn, xy
 
 
 class _AmazonsBase(GGPEnv):
     """What the two Amazons envs share: the kernel, the pictures and the reasons."""
 
-    kernel = K
-    piece_chars = ".WBx"
 
     def _line_reason(self, what: str, a: int, b: int) -> str | None:
         if K.QPOS[a, b] < 0:
@@ -62,10 +61,7 @@ class _AmazonsBase(GGPEnv):
 class raw_env(_AmazonsBase):
     """Amazons: a whole turn (queen move and arrow) is one action."""
 
-    metadata = {"name": "amazons_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
-    variant = K.AMAZONS
-    num_actions = K.NUM_ACTIONS_AMAZONS
-    num_planes = 3
+    game_spec = AMAZONS
 
     def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
         if not 0 <= action < self.num_actions:

@@ -36,21 +36,46 @@ from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.amazons.amazons import _AmazonsBase
-from ggpzoo.envs.base import cell_str, make_env_fn
+from ggpzoo.envs.amazons.spec import AMAZONS_SPLIT
+from ggpzoo.envs.base import cell_str, make_env_fn, xy
 
 
 class raw_env(_AmazonsBase):
     """Amazons with the move and the fire as two actions of the same role."""
 
-    metadata = {"name": "amazons_split_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
-    variant = K.SPLIT
-    num_actions = K.NUM_ACTIONS_SPLIT
-    num_planes = 5
+    game_spec = AMAZONS_SPLIT
 
     @property
     def phase(self) -> str:
         """``"move"`` or ``"fire"``: what the next action of ``agent_selection`` is."""
         return "fire" if self._aux[K.PHASE] else "move"
+
+    def at_turn_start(self) -> bool:
+        return not self._aux[K.PHASE]
+
+    def move_parts(self) -> tuple[str, ...]:
+        return ("queen that just moved", "arrow") if self._aux[K.PHASE] else self.game_spec.action_parts
+
+    def move_help(self) -> str:
+        return super().move_help() + (
+            " A turn is a move then a fire: in the fire step give just the arrow's cell; in the"
+            " move step you may give 3 cells (queen, destination, arrow) to play both."
+        )
+
+    def _actions_from_cells(self, cells: list[tuple[int, int]], text: str) -> list[int]:
+        """The fire step takes the arrow's cell alone; the move step a whole turn as 3 cells."""
+        if self._aux[K.PHASE] and len(cells) == 1:
+            cells = [xy(int(self._aux[K.FIRER]), K.W), *cells]
+        elif not self._aux[K.PHASE] and len(cells) == 3:
+            move = super()._actions_from_cells(cells[:2], text)[0]
+            state = self.get_state()
+            self.step(move)
+            try:
+                fire = super()._actions_from_cells([cells[1], cells[2]], text)[0]
+            finally:
+                self.set_state(state)
+            return [move, fire]
+        return super()._actions_from_cells(cells, text)
 
     def _why_illegal(self, action: int) -> str:
         src, dst = divmod(action, K.N)

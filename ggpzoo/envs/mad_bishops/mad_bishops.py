@@ -58,18 +58,13 @@ from __future__ import annotations
 
 from ggpzoo.envs.base import GGPEnv, cell, cell_str, make_env_fn, xy
 from ggpzoo.envs.mad_bishops import kernel as K
+from ggpzoo.envs.mad_bishops.spec import MAD_BISHOPS
 
 
 class raw_env(GGPEnv):
     """Mad Bishops: one action moves one bishop, capturing or stepping into danger."""
 
-    metadata = {"name": "mad_bishops_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
-    kernel = K
-    variant = 0
-    num_actions = K.NUM_ACTIONS
-    num_planes = 3
-    piece_chars = ".WB"
-    file_names = "abcdefghij"
+    game_spec = MAD_BISHOPS
 
     # ------------------------------------------------------------------ reasons
     def _name(self, value: int) -> str:

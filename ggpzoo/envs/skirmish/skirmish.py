@@ -48,23 +48,15 @@ Reward at the end only: +1 to the higher goal, -1 to the lower, 0 each when equa
 
 from __future__ import annotations
 
-import numpy as np
-
 from ggpzoo.envs.base import AGENTS, GGPEnv, cell_str, make_env_fn, xy
 from ggpzoo.envs.skirmish import kernel as K
+from ggpzoo.envs.skirmish.spec import SKIRMISH
 
 PIECE_NAMES = ("", "pawn", "knight", "bishop", "rook", "queen", "king")
 
 
 class _SkirmishBase(GGPEnv):
     """What the two Skirmish envs share: the kernel, spaces, encoding, reasons and infos."""
-
-    kernel = K
-    num_actions = K.NUM_ACTIONS
-    num_planes = K.NUM_PLANES
-    obs_dtype = np.float32
-    obs_high = 1
-    piece_chars = K.PIECE_CHARS
 
     def _info(self, role: int, goal: int) -> dict:
         return {"goal": int(goal), "captures": int(self._aux[K.WHITE_CAPTURES + role])}
@@ -137,8 +129,7 @@ class _SkirmishBase(GGPEnv):
 class raw_env(_SkirmishBase):
     """Skirmish with holes: chess without check on a board with four holes, scored by captures."""
 
-    metadata = {"name": "skirmish_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
-    variant = K.SKIRMISH
+    game_spec = SKIRMISH
 
 
 env = make_env_fn(raw_env)

@@ -41,15 +41,14 @@ end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 from __future__ import annotations
 
 from ggpzoo.envs.base import make_env_fn
-from ggpzoo.envs.skirmish import kernel as K
+from ggpzoo.envs.skirmish.spec import SKIRMISH_ENDGAME
 from ggpzoo.envs.skirmish.skirmish import _SkirmishBase
 
 
 class raw_env(_SkirmishBase):
     """Skirmish endgame: 10 pieces each, pawns only capture, 59 actions, 10 points a capture."""
 
-    metadata = {"name": "skirmish_endgame_v0", "render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
-    variant = K.ENDGAME
+    game_spec = SKIRMISH_ENDGAME
 
 
 env = make_env_fn(raw_env)

@@ -1,0 +1,106 @@
+"""Every rules kernel behind one set of numba functions that switch on a kernel id.
+
+Code that must work for any game inside numba (the batched engine, search agents) calls
+these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
+``apply``, ``is_terminal``, ``goals`` and ``observe``, with the kernel protocol of
+:mod:`ggpzoo.envs.base`; ``game`` is a spec's ``kernel_id``. Each is one numba function
+with one explicit branch per kernel, every kernel a constant, so that it is compiled once
+and cached (kernels passed as arguments or captured in closures are recompiled in every
+process, and numba's cache only notices changes to this file: hence the explicit list). An
+unknown id raises ``ValueError``.
+
+A new kernel family joins ``KERNELS`` and gets one branch in each function below;
+``tests/test_engine.py`` checks every dispatcher against the direct kernel call for every
+registered game.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ggpzoo.envs.amazons import kernel as amazons
+from ggpzoo.envs.mad_bishops import kernel as mad_bishops
+from ggpzoo.envs.skirmish import kernel as skirmish
+
+__all__ = ["KERNELS", "MAX_LEGAL", "kernel_id", "init", "legal_actions", "apply", "is_terminal", "goals", "observe"]
+
+# The kernel families, by id: the branches below follow this order.
+KERNELS = (amazons, mad_bishops, skirmish)
+MAX_LEGAL = max(k.MAX_LEGAL for k in KERNELS)
+
+
+def kernel_id(kernel) -> int:
+    """The dispatch id of a kernel module; ValueError if it has no branch here."""
+    for i, k in enumerate(KERNELS):
+        if k is kernel:
+            return i
+    raise ValueError(f"kernel {getattr(kernel, '__name__', kernel)!r} has no branch in ggpzoo.engine.dispatch")
+
+
+@njit(cache=True)
+def init(game, board, aux, variant):
+    if game == 0:
+        amazons.init(board, aux, variant)
+    elif game == 1:
+        mad_bishops.init(board, aux, variant)
+    elif game == 2:
+        skirmish.init(board, aux, variant)
+    else:
+        raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def legal_actions(game, board, aux, out):
+    if game == 0:
+        return amazons.legal_actions(board, aux, out)
+    if game == 1:
+        return mad_bishops.legal_actions(board, aux, out)
+    if game == 2:
+        return skirmish.legal_actions(board, aux, out)
+    raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def apply(game, board, aux, action):
+    if game == 0:
+        amazons.apply(board, aux, action)
+    elif game == 1:
+        mad_bishops.apply(board, aux, action)
+    elif game == 2:
+        skirmish.apply(board, aux, action)
+    else:
+        raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def is_terminal(game, board, aux):
+    if game == 0:
+        return amazons.is_terminal(board, aux)
+    if game == 1:
+        return mad_bishops.is_terminal(board, aux)
+    if game == 2:
+        return skirmish.is_terminal(board, aux)
+    raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def goals(game, board, aux):
+    if game == 0:
+        return amazons.goals(board, aux)
+    if game == 1:
+        return mad_bishops.goals(board, aux)
+    if game == 2:
+        return skirmish.goals(board, aux)
+    raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def observe(game, board, aux, role, out):
+    if game == 0:
+        amazons.observe(board, aux, role, out)
+    elif game == 1:
+        mad_bishops.observe(board, aux, role, out)
+    elif game == 2:
+        skirmish.observe(board, aux, role, out)
+    else:
+        raise ValueError("unknown kernel id")

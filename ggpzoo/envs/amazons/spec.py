@@ -1,0 +1,49 @@
+"""The specs of ``amazons_v0`` and ``amazons_split_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+from ggpzoo.envs.amazons import kernel as K
+from ggpzoo.envs.spec import GameSpec
+
+__all__ = ["AMAZONS", "AMAZONS_SPLIT", "mobility_balance"]
+
+
+def mobility_balance(board, aux) -> float:
+    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` in an Amazons state (either variant),
+    where ``M`` counts a side's queen moves (:func:`kernel.mobility`): the side that runs out
+    of moves loses."""
+    white, black = K.mobility(board)
+    total = white + black
+    return 0.0 if total == 0 else (white - black) / total
+
+
+AMAZONS = GameSpec(
+    name="amazons_v0",
+    kernel=K,
+    variant=K.AMAZONS,
+    num_actions=K.NUM_ACTIONS_AMAZONS,
+    num_planes=3,
+    env_module="ggpzoo.envs.amazons.amazons",
+    piece_chars=".WBx",
+    action_parts=("queen", "destination", "arrow"),
+    decomposition="ggpzoo.envs.amazons.turns:AmazonsTurnDecomposition",
+    decompose_by_default=True,  # 86,980 ids: three cell choices learn far better
+    potential=mobility_balance,
+    reach_planes=K.reach_planes,
+    references={"openspiel": "amazons", "pyspiel": ("amazons", {}, 3)},
+)
+
+AMAZONS_SPLIT = GameSpec(
+    name="amazons_split_v0",
+    kernel=K,
+    variant=K.SPLIT,
+    num_actions=K.NUM_ACTIONS_SPLIT,
+    num_planes=5,
+    env_module="ggpzoo.envs.amazons.amazons_split",
+    piece_chars=".WBx",
+    action_parts=("queen", "destination"),
+    turn_actions=2,
+    decomposition="move",
+    potential=mobility_balance,
+    reach_planes=K.reach_planes,
+)

@@ -1,0 +1,35 @@
+"""The spec of ``mad_bishops_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ggpzoo.envs.mad_bishops import kernel as K
+from ggpzoo.envs.spec import GameSpec
+
+__all__ = ["MAD_BISHOPS", "material_balance"]
+
+
+def material_balance(board, aux) -> float:
+    """White's material balance ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board: the
+    side that loses its last piece loses."""
+    white = int(np.count_nonzero(board == K.WHITE))
+    black = int(np.count_nonzero(board == K.BLACK))
+    total = white + black
+    return 0.0 if total == 0 else (white - black) / total
+
+
+MAD_BISHOPS = GameSpec(
+    name="mad_bishops_v0",
+    kernel=K,
+    variant=0,
+    num_actions=K.NUM_ACTIONS,
+    num_planes=3,
+    env_module="ggpzoo.envs.mad_bishops.mad_bishops",
+    piece_chars=".WB",
+    file_labels="abcdefghij",
+    decomposition="move",
+    potential=material_balance,
+    reach_planes=K.reach_planes,
+    references={"pyspiel": ("checkers", {"rows": 10, "columns": 10}, 1)},
+)

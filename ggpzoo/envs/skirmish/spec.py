@@ -1,0 +1,36 @@
+"""The specs of ``skirmish_v0`` and ``skirmish_endgame_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ggpzoo.envs.skirmish import kernel as K
+from ggpzoo.envs.spec import GameSpec
+
+__all__ = ["SKIRMISH", "SKIRMISH_ENDGAME"]
+
+SKIRMISH = GameSpec(
+    name="skirmish_v0",
+    kernel=K,
+    variant=K.SKIRMISH,
+    num_actions=K.NUM_ACTIONS,
+    num_planes=K.NUM_PLANES,
+    env_module="ggpzoo.envs.skirmish.skirmish",
+    piece_chars=K.PIECE_CHARS,
+    obs_dtype=np.float32,
+    decomposition="move",
+    references={"chess": "chess_v6", "pyspiel": ("chess", {}, 1)},
+)
+
+SKIRMISH_ENDGAME = GameSpec(
+    name="skirmish_endgame_v0",
+    kernel=K,
+    variant=K.ENDGAME,
+    num_actions=K.NUM_ACTIONS,
+    num_planes=K.NUM_PLANES,
+    env_module="ggpzoo.envs.skirmish.skirmish_endgame",
+    piece_chars=K.PIECE_CHARS,
+    obs_dtype=np.float32,
+    decomposition="move",
+    references={"chess": "chess_v6"},
+)

@@ -1,0 +1,153 @@
+"""``GameSpec``: the static facts of one game, in one frozen record.
+
+Every game has one spec, written next to its kernel (``ggpzoo/envs/<family>/spec.py``) and
+registered in :mod:`ggpzoo.envs`. The AEC env class is built from it, and every tool,
+wrapper, agent and the batched engine asks the spec instead of testing the game's name
+(OpenSpiel's ``GameType``/``Game`` facts and pgx's ``Env`` properties play the same part)::
+
+    >>> import ggpzoo.envs
+    >>> s = ggpzoo.envs.spec("skirmish_v0")
+    >>> s.num_actions, s.obs_shape, s.action_parts
+    (4096, (8, 8, 17), ('piece', 'destination'))
+
+A spec needs numpy and numba only: no PettingZoo, no gymnasium.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+
+import numpy as np
+
+__all__ = ["GameSpec", "ROLE", "VARIANT", "STEP", "AGENTS"]
+
+# Slots of ``aux`` shared by every kernel, and the roles.
+ROLE = 0
+VARIANT = 1
+STEP = 2
+AGENTS = ("white", "black")
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """What one game is: its kernel and variant, spaces, notation and training aids.
+
+    Args:
+        name: the env name, ``"<game>_v<N>"``.
+        kernel: the rules-kernel module (the protocol in :mod:`ggpzoo.envs.base`).
+        variant: the kernel's ``aux[VARIANT]`` for this game.
+        num_actions: the size of the flat ``Discrete`` action space.
+        num_planes: observation planes; the observation is ``(H, W, num_planes)``.
+        env_module: the module holding ``raw_env`` and ``env``.
+        piece_chars: one character per board value, for text boards and drawings.
+        obs_dtype, obs_high: the observation planes' dtype and upper bound.
+        file_labels: column labels (``"abcdefghij"``); 1-based numbers when None.
+        action_parts: what each cell named by an action is, in order (the from/to games:
+            piece, destination). Its length is the number of cells an action names.
+        turn_actions: actions in a full turn (everything one role does before the other).
+        decomposition: the turn decomposition that splits an action into cell choices:
+            ``"move"`` (:class:`ggpzoo.wrappers.MoveDecomposition`, from/to actions) or a
+            ``"module:Class"`` wrapper; None if there is none.
+        decompose_by_default: training decomposes this game's actions unless told not to
+            (an action space too large to learn as one choice).
+        potential: ``fn(board, aux) -> float`` in [-1, 1], white's view, for potential-based
+            shaping; None if the game has none.
+        reach_planes: ``fn(board, role, out)`` filling two extra planes (the cells each
+            side reaches); None if the game has none.
+        references: other implementations of the same or a similar game for the
+            benchmark: ``{"openspiel": (game, params, actions per turn), "chess": ...}``.
+    """
+
+    name: str
+    kernel: ModuleType
+    variant: int
+    num_actions: int
+    num_planes: int
+    env_module: str
+    piece_chars: str
+    obs_dtype: type = np.int8
+    obs_high: float = 1
+    file_labels: str | None = None
+    action_parts: tuple[str, ...] = ("piece", "destination")
+    turn_actions: int = 1
+    decomposition: str | None = None
+    decompose_by_default: bool = False
+    potential: Callable[[np.ndarray, np.ndarray], float] | None = None
+    reach_planes: Callable | None = None
+    references: Mapping[str, tuple] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
+
+    def __repr__(self) -> str:
+        return f"GameSpec({self.name!r})"
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def height(self) -> int:
+        return int(self.kernel.H)
+
+    @property
+    def width(self) -> int:
+        return int(self.kernel.W)
+
+    @property
+    def num_cells(self) -> int:
+        return int(self.kernel.H * self.kernel.W)
+
+    @property
+    def aux_size(self) -> int:
+        return int(self.kernel.AUX_SIZE)
+
+    @property
+    def max_legal(self) -> int:
+        """An upper bound on the number of legal actions in any state."""
+        return int(self.kernel.MAX_LEGAL)
+
+    @property
+    def obs_shape(self) -> tuple[int, int, int]:
+        return (self.height, self.width, self.num_planes)
+
+    @property
+    def kernel_id(self) -> int:
+        """The id of this game's kernel in the engine's dispatchers (:mod:`ggpzoo.engine`)."""
+        from ggpzoo.engine.dispatch import kernel_id
+
+        return kernel_id(self.kernel)
+
+    @property
+    def registry_id(self) -> str:
+        """``"amazons_split_v0"`` -> ``"ggpzoo/amazons_split-v0"`` (PettingZoo's registry)."""
+        game, _, version = self.name.rpartition("_")
+        return f"ggpzoo/{game}-{version}"
+
+    # ------------------------------------------------------------------ states
+    def new_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """A fresh ``(board, aux)`` at the start position."""
+        board = np.zeros(self.num_cells, np.int8)
+        aux = np.zeros(self.aux_size, np.int32)
+        self.kernel.init(board, aux, self.variant)
+        return board, aux
+
+    # ------------------------------------------------------------------ env
+    def env_class(self):
+        """The ``raw_env`` class (imports PettingZoo)."""
+        return importlib.import_module(self.env_module).raw_env
+
+    def env_factory(self):
+        """The ``env()`` factory (imports PettingZoo)."""
+        return importlib.import_module(self.env_module).env
+
+    def decomposition_wrapper(self):
+        """The wrapper class named by ``decomposition`` (imports PettingZoo), or None."""
+        if self.decomposition is None:
+            return None
+        if self.decomposition == "move":
+            from ggpzoo.wrappers.turns import MoveDecomposition
+
+            return MoveDecomposition
+        module, _, name = self.decomposition.partition(":")
+        return getattr(importlib.import_module(module), name)
