@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ggpzoo.envs import ENVS
+from ggpzoo.envs import ENVS, spec
 
 
 def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
@@ -25,7 +25,6 @@ def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
 
     turns/s counts the game's turns, both sides' (from the kernel's step counter).
     """
-    from ggpzoo.bench import ACTIONS_PER_TURN
     from ggpzoo.envs.base import STEP
     from ggpzoo.single_agent import SingleAgentEnv
 
@@ -40,7 +39,7 @@ def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
         steps += 1
         if terminated or truncated:
             games += 1
-            turns += env.aec_env.unwrapped.get_state()[1][STEP] / ACTIONS_PER_TURN.get(name, 1)
+            turns += env.aec_env.unwrapped.get_state()[1][STEP] / spec(name).turn_actions
             env.reset()
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:

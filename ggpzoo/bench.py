@@ -31,19 +31,11 @@ import time
 
 import numpy as np
 
-from ggpzoo.envs import ENVS, load
+from ggpzoo.envs import ENVS, SPECS, load
 from ggpzoo.utils import sample_action
 
-# Actions per full turn (everything one role does before the other acts); 1 where absent.
-ACTIONS_PER_TURN = {"amazons_split_v0": 2}
-# The reference each --vs option compares which envs against, in AEC mode.
-REFERENCES = {"openspiel": ("amazons_v0",), "chess": ("skirmish_v0", "skirmish_endgame_v0")}
-# Batched mode: env -> (OpenSpiel game, its parameters, OpenSpiel actions per full turn).
-PYSPIEL_REFERENCES = {
-    "amazons_v0": ("amazons", {}, 3),
-    "skirmish_v0": ("chess", {}, 1),
-    "mad_bishops_v0": ("checkers", {"rows": 10, "columns": 10}, 1),
-}
+# The --vs options; which env compares against what is in each spec's ``references``.
+VS = ("chess", "openspiel")
 
 
 def _timed_games(play_one, seconds: float, min_games: int) -> tuple[int, int, float]:
@@ -81,14 +73,16 @@ def _aec_games(env, seconds: float, seed: int, min_games: int) -> tuple[int, int
 def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
     """Steps/s of random self-play through ``env()`` of ``name``, after one warm-up game."""
     games, steps, elapsed = _aec_games(load(name).env(), seconds, seed, min_games)
-    return _row(name, games, steps, elapsed, ACTIONS_PER_TURN.get(name, 1))
+    return _row(name, games, steps, elapsed, SPECS[name].turn_actions)
 
 
-def bench_openspiel(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
-    """OpenSpiel's amazons through ``rl_environment``, random legal actions from its lists."""
+def bench_openspiel(seconds: float = 5.0, seed: int = 0, min_games: int = 1, game: tuple = ("amazons", {}, 3)) -> dict:
+    """An OpenSpiel ``game`` ``(name, params, actions per turn)`` through ``rl_environment``,
+    random legal actions from its lists (default: amazons)."""
     from open_spiel.python import rl_environment
 
-    env = rl_environment.Environment("amazons")
+    game_name, params, per_turn = game
+    env = rl_environment.Environment(game_name, **params)
     rng = np.random.default_rng(seed)
 
     def play_one(_game: int) -> int:
@@ -103,20 +97,21 @@ def bench_openspiel(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> 
 
     play_one(0)
     games, steps, elapsed = _timed_games(play_one, seconds, min_games)
-    return _row("openspiel amazons (rl_environment)", games, steps, elapsed, 3)
+    return _row(f"openspiel {game_name} (rl_environment)", games, steps, elapsed, per_turn)
 
 
-def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
-    """PettingZoo's chess_v6 through ``env()``, with the same loop as :func:`bench_env`."""
-    from pettingzoo.classic import chess_v6
+def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1, module: str = "chess_v6") -> dict:
+    """PettingZoo's classic ``module`` (chess_v6) through ``env()``, with the loop of :func:`bench_env`."""
+    import importlib
 
-    games, steps, elapsed = _aec_games(chess_v6.env(), seconds, seed, min_games)
-    return _row("pettingzoo chess_v6", games, steps, elapsed, 1)
+    classic = importlib.import_module(f"pettingzoo.classic.{module}")
+    games, steps, elapsed = _aec_games(classic.env(), seconds, seed, min_games)
+    return _row(f"pettingzoo {module}", games, steps, elapsed, 1)
 
 
 def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0) -> dict:
     """:class:`VectorGames` with random actions: one ``random_actions`` + ``step`` per batch step."""
-    from ggpzoo.vector import VectorGames
+    from ggpzoo.engine import VectorGames
 
     games = VectorGames(name, num_games)
     games.reset()
@@ -130,14 +125,14 @@ def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0
         batch_steps += 1
     elapsed = time.perf_counter() - start
     row = _row(f"{name} (VectorGames, N={num_games})", len(games.pop_results()), batch_steps * num_games,
-               elapsed, ACTIONS_PER_TURN.get(name, 1))
+               elapsed, SPECS[name].turn_actions)
     row["steps_per_game"] = float("nan")  # games still running at the end are not counted
     return row
 
 
 def bench_play(name: str, seconds: float = 5.0, seed: int = 0, chunk: int = 1024) -> dict:
     """:func:`ggpzoo.vector.play`: whole random games in numba, ``chunk`` games a call."""
-    from ggpzoo.vector import play
+    from ggpzoo.engine import play
 
     play(name, 2, seed=seed)  # compile (or load the cache) first
     games = steps = 0
@@ -147,14 +142,14 @@ def bench_play(name: str, seconds: float = 5.0, seed: int = 0, chunk: int = 1024
         games += chunk
         steps += int(lengths.sum())
     elapsed = time.perf_counter() - start
-    return _row(f"{name} (play)", games, steps, elapsed, ACTIONS_PER_TURN.get(name, 1))
+    return _row(f"{name} (play)", games, steps, elapsed, SPECS[name].turn_actions)
 
 
 def bench_pyspiel(name: str, seconds: float = 5.0, seed: int = 0) -> dict:
     """OpenSpiel's C++ state API from Python: ``legal_actions`` and ``apply_action`` only."""
     import pyspiel
 
-    game_name, params, per_turn = PYSPIEL_REFERENCES[name]
+    game_name, params, per_turn = SPECS[name].references["pyspiel"]
     game = pyspiel.load_game(game_name, params)
     rng = np.random.default_rng(seed)
 
@@ -209,11 +204,11 @@ def _run_aec(names: list[str], args) -> list[dict]:
         row = bench_env(name, args.seconds, args.seed)
         rows.append(row)
         for ref in args.vs:
-            if name not in REFERENCES[ref]:
+            if ref not in SPECS[name].references:
                 continue
             _progress(ref)
             try:
-                ref_row = runners[ref](args.seconds, args.seed)
+                ref_row = runners[ref](args.seconds, args.seed, 1, SPECS[name].references[ref])
             except ImportError as e:
                 print(f"--vs {ref}: cannot import it ({e}); install the 'bench' extra", file=sys.stderr)
                 continue
@@ -230,8 +225,8 @@ def _run_batched(names: list[str], args) -> list[dict]:
         _progress(f"{name} with play()")
         play_row = bench_play(name, args.seconds, args.seed)
         rows += [row, play_row]
-        if "openspiel" in args.vs and name in PYSPIEL_REFERENCES:
-            _progress(f"pyspiel {PYSPIEL_REFERENCES[name][0]}")
+        if "openspiel" in args.vs and "pyspiel" in SPECS[name].references:
+            _progress(f"pyspiel {SPECS[name].references['pyspiel'][0]}")
             try:
                 ref_row = bench_pyspiel(name, args.seconds, args.seed)
             except ImportError as e:
@@ -257,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--vs",
-        choices=sorted(REFERENCES),
+        choices=VS,
         action="append",
         default=[],
         help="also time a reference implementation in the same run and print the ratio",

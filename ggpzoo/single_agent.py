@@ -41,11 +41,10 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ggpzoo.envs import ENVS, load
+from ggpzoo.envs import ENVS
+from ggpzoo.envs import spec as _game_spec
 from ggpzoo.utils import sample_action
 from ggpzoo.wrappers import (
-    AmazonsTurnDecomposition,
-    MoveDecomposition,
     PotentialShaping,
     ReachPlanes,
     TurnDecomposition,
@@ -78,21 +77,23 @@ def make_aec_env(
     """``load(name).env(**kwargs)`` in the reward wrapper named ``reward`` (see
     :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
     :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
-    potential, then, with ``reach_planes`` (Amazons, Mad Bishops), in
-    :class:`~ggpzoo.wrappers.ReachPlanes`, then in a turn decomposition:
-    :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0,
-    :class:`~ggpzoo.wrappers.MoveDecomposition` for the others.
-    ``decompose=None`` decomposes amazons_v0 only (its 86,980-way action is too big for a
-    small policy), ``True`` every game, ``False`` none."""
-    if name not in ENVS:
-        raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")
-    env = reward_wrapper(load(name).env(**kwargs), reward)
+    potential, then, with ``reach_planes`` (games whose spec has them: Amazons, Mad
+    Bishops), in :class:`~ggpzoo.wrappers.ReachPlanes`, then in the turn decomposition the
+    game's spec names (:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0,
+    :class:`~ggpzoo.wrappers.MoveDecomposition` for the others). ``decompose=None``
+    decomposes the games whose spec says so (amazons_v0: its 86,980-way action is too big
+    for a small policy), ``True`` every game, ``False`` none."""
+    game = _game_spec(name)
+    env = reward_wrapper(game.env_factory()(**kwargs), reward)
     if shaping:
         env = PotentialShaping(env, weight=shaping)
     if reach_planes:
         env = ReachPlanes(env)
-    if decompose or (decompose is None and name == "amazons_v0"):
-        env = AmazonsTurnDecomposition(env) if name == "amazons_v0" else MoveDecomposition(env)
+    if decompose or (decompose is None and game.decompose_by_default):
+        wrapper = game.decomposition_wrapper()
+        if wrapper is None:
+            raise ValueError(f"{name} has no turn decomposition")
+        env = wrapper(env)
     return env
 
 

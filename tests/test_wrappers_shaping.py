@@ -14,7 +14,8 @@ from ggpzoo.wrappers import (
     PotentialShaping,
     WinLossReward,
 )
-from ggpzoo.wrappers.shaping import amazons_mobility, mad_bishops_material
+from ggpzoo.envs.amazons.spec import mobility_balance as amazons_mobility
+from ggpzoo.envs.mad_bishops.spec import material_balance as mad_bishops_material
 
 SHAPED = list(POTENTIALS)
 DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))

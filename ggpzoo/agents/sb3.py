@@ -17,8 +17,7 @@ import numpy as np
 
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import load
-from ggpzoo.wrappers import AmazonsTurnDecomposition, MoveDecomposition, ReachPlanes, TurnDecomposition
-from ggpzoo.wrappers.features import REACH
+from ggpzoo.wrappers import ReachPlanes, TurnDecomposition
 
 __all__ = ["SB3Agent", "load_model"]
 
@@ -69,18 +68,21 @@ class SB3Agent(Agent):
         """The env, in the wrappers that give the model's spaces: a turn decomposition when its
         actions are cells, :class:`~ggpzoo.wrappers.ReachPlanes` when it sees those planes."""
         views = [self.env]
-        if self.env_name in REACH:
+        game = self.env.game_spec
+        if game.reach_planes is not None:
             views.append(ReachPlanes(self.env))
-        cells = self.env.kernel.H * self.env.kernel.W
-        decomposition = AmazonsTurnDecomposition if self.env_name == "amazons_v0" else MoveDecomposition
-        views += [decomposition(v) for v in views]
+        cells = game.num_cells
+        decomposition = game.decomposition_wrapper()
+        if decomposition is not None:
+            views += [decomposition(v) for v in views]
         for view in views:
             if view.action_space("white").n == n and view.observation_space("white")["observation"].shape == shape:
                 return view
         obs_shape = self.env.observation_space("white")["observation"].shape
+        through = f" (or {cells} through {decomposition.__name__})" if decomposition is not None else ""
         raise ValueError(
             f"the model has {n} actions and observations of shape {shape}; {self.env_name} has "
-            f"{self.env.num_actions} actions (or {cells} through {decomposition.__name__}) and observations of shape "
+            f"{self.env.num_actions} actions{through} and observations of shape "
             f"{obs_shape} (more planes through the wrappers): was it trained on another env?"
         )
 

@@ -60,7 +60,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ggpzoo import render as _render
-from ggpzoo.envs.notation import MoveError, read_cells
+from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError, read_cells
 from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 
 __all__ = [
@@ -384,8 +384,13 @@ class GGPEnv(AECEnv, EzPickle):
         ``amazons_split_v0``). Raises :class:`~ggpzoo.envs.notation.MoveError` (a
         ValueError) saying why ``text`` names no legal action.
         """
-        if isinstance(text, str) and text.strip().isdigit():  # a raw action id
-            a = int(text.strip())
+        if not isinstance(text, str):
+            raise MoveError(f"a move is text, got {type(text).__name__}")
+        text = text.strip()
+        if len(text) > MAX_MOVE_TEXT:
+            raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(text)}")
+        if text.isdigit():  # a raw action id
+            a = int(text)
             if not 0 <= a < self.num_actions:
                 raise MoveError(f"action id {a} is out of range: ids are 0..{self.num_actions - 1}")
             return [self._legal_or_raise(a)]

@@ -6,8 +6,10 @@
   training signal (mobility, material) whose rewards sum to 0 over a game.
 * :mod:`ggpzoo.wrappers.features` - :class:`ReachPlanes`: Amazons observations with the
   cells each side's queens reach.
-* :mod:`ggpzoo.wrappers.turns` - :class:`AmazonsTurnDecomposition` (an amazons_v0 turn as
-  three masked 100-way choices) and :class:`MoveDecomposition` (a from/to action as two).
+* :mod:`ggpzoo.wrappers.turns` - :class:`MoveDecomposition` (a from/to action as two
+  masked cell choices) and :class:`TurnDecomposition`, their base. A game whose actions
+  need their own decomposition keeps it in its folder and names it in its spec
+  (``AmazonsTurnDecomposition``, importable from here too).
 * :mod:`ggpzoo.wrappers.accounting` - :class:`RewardAccounting`, the AEC reward
   bookkeeping the others share.
 
@@ -25,7 +27,7 @@ from ggpzoo.wrappers.rewards import (
 )
 from ggpzoo.wrappers.features import ReachPlanes
 from ggpzoo.wrappers.shaping import POTENTIALS, PotentialShaping
-from ggpzoo.wrappers.turns import AmazonsTurnDecomposition, MoveDecomposition, TurnDecomposition
+from ggpzoo.wrappers.turns import MoveDecomposition, TurnDecomposition
 
 __all__ = [
     "AmazonsTurnDecomposition",
@@ -43,3 +45,11 @@ __all__ = [
     "WinLossReward",
     "reward_wrapper",
 ]
+
+
+def __getattr__(name):  # game-specific wrappers live with their game (its spec names them)
+    if name == "AmazonsTurnDecomposition":
+        from ggpzoo.envs.amazons.turns import AmazonsTurnDecomposition
+
+        return AmazonsTurnDecomposition
+    raise AttributeError(f"module 'ggpzoo.wrappers' has no attribute {name!r}")

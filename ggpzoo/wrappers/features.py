@@ -28,14 +28,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ggpzoo.envs.amazons import kernel as AK
-from ggpzoo.envs.mad_bishops import kernel as MK
+from ggpzoo.envs import SPECS
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument
 
 __all__ = ["ReachPlanes", "REACH"]
 
-REACH = {"amazons_v0": AK.reach_planes, "amazons_split_v0": AK.reach_planes, "mad_bishops_v0": MK.reach_planes}
-"""The games with reach planes: ``fn(board, role, out)`` fills ``out[:, :, 0:2]`` for ``role``'s view."""
+REACH = {name: s.reach_planes for name, s in SPECS.items() if s.reach_planes is not None}
+"""The games with reach planes (their specs' ``reach_planes``): ``fn(board, role, out)`` fills
+``out[:, :, 0:2]`` for ``role``'s view."""
 
 
 class ReachPlanes(BaseWrapper):
@@ -56,11 +56,10 @@ class ReachPlanes(BaseWrapper):
     def __init__(self, env: AECEnv):
         if not isinstance(env, AECEnv):
             raise InvalidWrapperArgument(f"ReachPlanes wraps a PettingZoo AEC env, got {type(env).__name__}")
-        name = getattr(env.unwrapped, "metadata", {}).get("name")
-        if name not in REACH:
-            raise InvalidWrapperArgument(
-                f"ReachPlanes has planes for {', '.join(REACH)}; got the env {name!r}"
-            )
+        game = getattr(env.unwrapped, "game_spec", None)
+        if game is None or game.reach_planes is None:
+            name = getattr(env.unwrapped, "metadata", {}).get("name")
+            raise InvalidWrapperArgument(f"ReachPlanes has planes for {', '.join(REACH)}; got the env {name!r}")
         inner = env.observation_space(env.possible_agents[0])
         h, w, planes = inner["observation"].shape
         if getattr(env.action_space(env.possible_agents[0]), "n", None) != env.unwrapped.num_actions:
@@ -74,7 +73,7 @@ class ReachPlanes(BaseWrapper):
         )
         self.observation_spaces = {a: space for a in env.possible_agents}
         self.first_plane = planes  # the index of the first of the two reach planes
-        self._reach = REACH[name]
+        self._reach = game.reach_planes
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

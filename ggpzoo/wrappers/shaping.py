@@ -8,13 +8,15 @@
   that earned it (Ng, Harada and Russell, 1999: potential-based shaping keeps the optimal
   policies against any fixed opponent).
 
-Default potentials (:data:`POTENTIALS`), from white's side (black's is the negative):
+Default potentials: each game spec's ``potential`` (:data:`POTENTIALS` lists them), from
+white's side (black's is the negative):
 
 * ``amazons_v0``, ``amazons_split_v0``: mobility, ``(Mw - Mb) / (Mw + Mb)`` where ``M`` is the
   number of empty cells a side's queens reach in one queen move
-  (:func:`ggpzoo.envs.amazons.kernel.mobility`): the side that runs out of moves loses.
-* ``mad_bishops_v0``: material, ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board: the
-  side that loses its last piece loses.
+  (:func:`ggpzoo.envs.amazons.spec.mobility_balance`): the side that runs out of moves loses.
+* ``mad_bishops_v0``: material, ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board
+  (:func:`ggpzoo.envs.mad_bishops.spec.material_balance`): the side that loses its last
+  piece loses.
 
 The Skirmish games need none: their goals count captures, and
 :class:`~ggpzoo.wrappers.GoalDeltaReward` pays each at once.
@@ -26,7 +28,8 @@ The Skirmish games need none: their goals count captures, and
 >>> round(env.rewards["white"], 4), round(env.rewards["black"], 4)
 (0.0204, -0.0204)
 
-Change log: added in 0.2.0.
+Change log: added in 0.2.0; in 0.3.0 the defaults moved to the game specs
+(``amazons_mobility`` is ``mobility_balance``, ``mad_bishops_material`` ``material_balance``).
 """
 
 from __future__ import annotations
@@ -36,36 +39,17 @@ from collections.abc import Callable
 import numpy as np
 from pettingzoo import AECEnv
 
-from ggpzoo.envs.amazons import kernel as AK
-from ggpzoo.envs.mad_bishops import kernel as MK
+from ggpzoo.envs import SPECS
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
-__all__ = ["PotentialShaping", "POTENTIALS", "amazons_mobility", "mad_bishops_material"]
+__all__ = ["PotentialShaping", "POTENTIALS"]
 
 Potential = Callable[[np.ndarray, np.ndarray], float]
 
 
-def _balance(white: float, black: float) -> float:
-    total = white + black
-    return 0.0 if total == 0 else (white - black) / total
-
-
-def amazons_mobility(board: np.ndarray, aux: np.ndarray) -> float:
-    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` in an Amazons state (either variant)."""
-    return _balance(*AK.mobility(board))
-
-
-def mad_bishops_material(board: np.ndarray, aux: np.ndarray) -> float:
-    """White's material balance ``(Nw - Nb) / (Nw + Nb)`` in a Mad Bishops state."""
-    return _balance(int(np.count_nonzero(board == MK.WHITE)), int(np.count_nonzero(board == MK.BLACK)))
-
-
-POTENTIALS: dict[str, Potential] = {
-    "amazons_v0": amazons_mobility,
-    "amazons_split_v0": amazons_mobility,
-    "mad_bishops_v0": mad_bishops_material,
-}
-"""The default potential of each game that has one: ``fn(board, aux) -> white's value in [-1, 1]``."""
+POTENTIALS: dict[str, Potential] = {name: s.potential for name, s in SPECS.items() if s.potential is not None}
+"""The default potential of each game that has one (its spec's ``potential``):
+``fn(board, aux) -> white's value in [-1, 1]``."""
 
 
 class PotentialShaping(RewardAccounting):
@@ -83,7 +67,7 @@ class PotentialShaping(RewardAccounting):
         env: a ggpzoo env (``env()`` or ``raw_env``), possibly inside other wrappers; the
             game state is read with ``env.unwrapped.get_state()``.
         potential: ``fn(board, aux) -> float`` in [-1, 1] from white's side; default: the
-            game's entry of :data:`POTENTIALS`.
+            game spec's ``potential``.
         weight: the scale of the shaping rewards; 0 turns shaping off.
     """
 
@@ -91,11 +75,12 @@ class PotentialShaping(RewardAccounting):
         super().__init__(env)
         name = getattr(env.unwrapped, "metadata", {}).get("name")
         if potential is None:
-            if name not in POTENTIALS:
+            game = getattr(env.unwrapped, "game_spec", None)
+            if game is None or game.potential is None:
                 raise InvalidWrapperArgument(
                     f"no default potential for the env {name!r} (defaults: {', '.join(POTENTIALS)}); pass potential="
                 )
-            potential = POTENTIALS[name]
+            potential = game.potential
         if not callable(potential):
             raise InvalidWrapperArgument(f"potential must be a function (board, aux) -> float, got {potential!r}")
         if not callable(getattr(env.unwrapped, "get_state", None)):

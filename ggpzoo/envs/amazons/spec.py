@@ -30,7 +30,7 @@ AMAZONS = GameSpec(
     decompose_by_default=True,  # 86,980 ids: three cell choices learn far better
     potential=mobility_balance,
     reach_planes=K.reach_planes,
-    references={"openspiel": "amazons", "pyspiel": ("amazons", {}, 3)},
+    references={"openspiel": ("amazons", {}, 3), "pyspiel": ("amazons", {}, 3)},
 )
 
 AMAZONS_SPLIT = GameSpec(
