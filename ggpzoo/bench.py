@@ -76,9 +76,9 @@ def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1
     return _row(name, games, steps, elapsed, SPECS[name].turn_actions)
 
 
-def bench_openspiel(seconds: float = 5.0, seed: int = 0, min_games: int = 1, game: tuple = ("amazons", {}, 3)) -> dict:
-    """An OpenSpiel ``game`` ``(name, params, actions per turn)`` through ``rl_environment``,
-    random legal actions from its lists (default: amazons)."""
+def bench_openspiel(seconds: float, seed: int, min_games: int, game: tuple) -> dict:
+    """An OpenSpiel ``game`` ``(name, params, actions per turn)`` (a spec's ``references["openspiel"]``)
+    through ``rl_environment``, random legal actions from its lists."""
     from open_spiel.python import rl_environment
 
     game_name, params, per_turn = game

@@ -18,12 +18,13 @@ from ggpzoo.envs import ENVS, load, registry_id
 __all__ = ["main"]
 
 DESCRIPTION = "ggpzoo: PettingZoo environments for two-player General Game Playing board games."
-EPILOG = """examples:
+_E = list(ENVS)  # the examples name registered games, whichever they are
+EPILOG = f"""examples:
   python -m ggpzoo list
-  python -m ggpzoo bench --env amazons_v0 --seconds 5
-  python -m ggpzoo arena --env skirmish_v0 --agents random,greedy,mcts:200 --games 20
-  python -m ggpzoo replay --env mad_bishops_v0 --white mcts:200 --black greedy --out game.gif --save game.json
-  python -m ggpzoo play --env skirmish_endgame_v0 --opponent mcts:1000"""
+  python -m ggpzoo bench --env {_E[0]} --seconds 5
+  python -m ggpzoo arena --env {_E[2 % len(_E)]} --agents random,greedy,mcts:200 --games 20
+  python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
+  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
 
 
 class CLIError(Exception):

@@ -74,7 +74,7 @@ def rllib_env(env_config: dict | None = None):
     ``env_config`` is RLlib's per-env dict:
 
     ``"env"``
-        the ggpzoo env name (default ``"skirmish_endgame_v0"``);
+        the ggpzoo env name (required);
     ``"max_steps"``
         optional, the env's ``max_steps`` truncation;
     ``"illegal_moves"``
@@ -86,7 +86,9 @@ def rllib_env(env_config: dict | None = None):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     config = dict(env_config or {})
-    module = load(config.get("env", "skirmish_endgame_v0"))
+    if "env" not in config:
+        raise ValueError(f"env_config must name the ggpzoo env, e.g. {{'env': {next(iter(ENVS))!r}}}; got {config}")
+    module = load(config["env"])
     kwargs = {"max_steps": config["max_steps"]} if config.get("max_steps") is not None else {}
     illegal = config.get("illegal_moves", "raise")
     if illegal == "raise":

@@ -20,25 +20,9 @@ from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.envs.skirmish import kernel as SK
 from ggpzoo.utils import sample_action
+from helpers import random_positions
 
 NAMES = list(ENVS)
-
-
-def random_positions(name, count, seed):
-    """``count`` states of seeded random games of ``name``, spread over whole games."""
-    env = load(name).raw_env()
-    rng = np.random.default_rng(seed)
-    states = []
-    while len(states) < count:
-        env.reset()
-        depth = int(rng.integers(0, 60))
-        for _ in range(depth):
-            if not len(env.legal_actions()):
-                break
-            env.step(sample_action(env.observe(env.agent_selection)["action_mask"], rng))
-        if len(env.legal_actions()):
-            states.append(env.get_state())
-    return states
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -8,27 +8,13 @@ from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.utils import sample_action
 from ggpzoo.wrappers import GoalDeltaReward, InvalidWrapperArgument, MoveDecomposition
+from helpers import random_positions
 
 FROM_TO = ["amazons_split_v0", "mad_bishops_v0", "skirmish_v0", "skirmish_endgame_v0"]
 
 
 def _cells(mask):
     return set(np.flatnonzero(mask).tolist())
-
-
-def _random_positions(name, count, seed):
-    """Game states reached by uniform random play from the start, the start first."""
-    env = load(name).raw_env()
-    env.reset()
-    rng = np.random.default_rng(seed)
-    states = []
-    while len(states) < count:
-        if not env.agents or any(env.terminations.values()):
-            env.reset()
-        states.append(env.get_state())
-        legal = env.legal_actions()
-        env.step(int(legal[rng.integers(len(legal))]))
-    return states
 
 
 @pytest.mark.parametrize("name", FROM_TO)
@@ -59,7 +45,7 @@ def test_masks_reach_exactly_the_legal_actions(name):
     env = MoveDecomposition(load(name).raw_env())
     plain = load(name).raw_env()
     cells = env.action_space("white").n
-    for state in _random_positions(name, 12, seed=0):
+    for state in random_positions(name, 12, seed=0):
         plain.set_state(state)
         env.set_state(state)
         legal = {(int(a) // cells, int(a) % cells) for a in plain.legal_actions()}

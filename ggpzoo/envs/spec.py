@@ -22,13 +22,15 @@ from types import MappingProxyType, ModuleType
 
 import numpy as np
 
-__all__ = ["GameSpec", "ROLE", "VARIANT", "STEP", "AGENTS"]
+__all__ = ["GameSpec", "ROLE", "VARIANT", "STEP", "AGENTS", "MOVE_DECOMPOSITION"]
 
 # Slots of ``aux`` shared by every kernel, and the roles.
 ROLE = 0
 VARIANT = 1
 STEP = 2
 AGENTS = ("white", "black")
+# The decomposition of from/to actions ``src * cells + dst``: source cell, then destination.
+MOVE_DECOMPOSITION = "ggpzoo.wrappers.turns:MoveDecomposition"
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,9 +50,9 @@ class GameSpec:
         action_parts: what each cell named by an action is, in order (the from/to games:
             piece, destination). Its length is the number of cells an action names.
         turn_actions: actions in a full turn (everything one role does before the other).
-        decomposition: the turn decomposition that splits an action into cell choices:
-            ``"move"`` (:class:`ggpzoo.wrappers.MoveDecomposition`, from/to actions) or a
-            ``"module:Class"`` wrapper; None if there is none.
+        decomposition: the wrapper that splits an action into cell choices, as
+            ``"module:Class"`` (:data:`MOVE_DECOMPOSITION` for from/to actions); None if
+            there is none.
         decompose_by_default: training decomposes this game's actions unless told not to
             (an action space too large to learn as one choice).
         potential: ``fn(board, aux) -> float`` in [-1, 1], white's view, for potential-based
@@ -147,9 +149,5 @@ class GameSpec:
         """The wrapper class named by ``decomposition`` (imports PettingZoo), or None."""
         if self.decomposition is None:
             return None
-        if self.decomposition == "move":
-            from ggpzoo.wrappers.turns import MoveDecomposition
-
-            return MoveDecomposition
         module, _, name = self.decomposition.partition(":")
         return getattr(importlib.import_module(module), name)

@@ -37,6 +37,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ggpzoo.envs.base import cell_str, integer_id
+from ggpzoo.envs.spec import MOVE_DECOMPOSITION
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
 __all__ = ["TurnDecomposition", "MoveDecomposition"]
@@ -221,7 +222,7 @@ def _game_name(env: AECEnv) -> str | None:
 def _own_decomposition(env: AECEnv) -> str:
     """A hint naming the decomposition the env's spec gives, if it is not this one."""
     game = getattr(getattr(env, "unwrapped", None), "game_spec", None)
-    if game is None or game.decomposition in (None, "move"):
+    if game is None or game.decomposition in (None, MOVE_DECOMPOSITION):
         return ""
     return f" (use {game.decomposition.rpartition(':')[2]})"
 

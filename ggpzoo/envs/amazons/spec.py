@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
-from ggpzoo.envs.spec import GameSpec
+from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["AMAZONS", "AMAZONS_SPLIT", "mobility_balance"]
 
@@ -43,7 +43,7 @@ AMAZONS_SPLIT = GameSpec(
     piece_chars=".WBx",
     action_parts=("queen", "destination"),
     turn_actions=2,
-    decomposition="move",
+    decomposition=MOVE_DECOMPOSITION,
     potential=mobility_balance,
     reach_planes=K.reach_planes,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ggpzoo.envs.mad_bishops import kernel as K
-from ggpzoo.envs.spec import GameSpec
+from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["MAD_BISHOPS", "material_balance"]
 
@@ -28,7 +28,7 @@ MAD_BISHOPS = GameSpec(
     env_module="ggpzoo.envs.mad_bishops.mad_bishops",
     piece_chars=".WB",
     file_labels="abcdefghij",
-    decomposition="move",
+    decomposition=MOVE_DECOMPOSITION,
     potential=material_balance,
     reach_planes=K.reach_planes,
     references={"pyspiel": ("checkers", {"rows": 10, "columns": 10}, 1)},

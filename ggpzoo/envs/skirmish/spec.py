@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ggpzoo.envs.skirmish import kernel as K
-from ggpzoo.envs.spec import GameSpec
+from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["SKIRMISH", "SKIRMISH_ENDGAME"]
 
@@ -18,7 +18,7 @@ SKIRMISH = GameSpec(
     env_module="ggpzoo.envs.skirmish.skirmish",
     piece_chars=K.PIECE_CHARS,
     obs_dtype=np.float32,
-    decomposition="move",
+    decomposition=MOVE_DECOMPOSITION,
     references={"chess": "chess_v6", "pyspiel": ("chess", {}, 1)},
 )
 
@@ -31,6 +31,6 @@ SKIRMISH_ENDGAME = GameSpec(
     env_module="ggpzoo.envs.skirmish.skirmish_endgame",
     piece_chars=K.PIECE_CHARS,
     obs_dtype=np.float32,
-    decomposition="move",
+    decomposition=MOVE_DECOMPOSITION,
     references={"chess": "chess_v6"},
 )

@@ -1,0 +1,239 @@
+"""The engine layer and the game specs: dispatch, layering, one home for each game's facts.
+
+Sections: the specs against the envs built from them, the kernel dispatch against the direct
+kernel calls, Gymnasium's vector vocabulary on VectorGames, and the architecture's rules
+(what the engine imports; no game named outside its folder).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import pathlib
+import tokenize
+
+import numpy as np
+import pytest
+
+from ggpzoo.engine import VectorGames, dispatch
+from ggpzoo.engine.batch import play
+from ggpzoo.envs import SPECS, load, spec
+from ggpzoo.envs.spec import GameSpec
+from helpers import random_states
+
+NAMES = list(SPECS)
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "ggpzoo"
+
+
+# ----------------------------------------------------------------------------- specs
+@pytest.mark.parametrize("name", NAMES)
+def test_the_env_is_built_from_its_spec(name):
+    s = spec(name)
+    assert isinstance(s, GameSpec) and s.name == name
+    env = load(name).env()
+    raw = env.unwrapped
+    assert raw.game_spec is s and raw.metadata["name"] == name
+    assert raw.kernel is s.kernel and raw.variant == s.variant
+    obs_space = env.observation_space("white")
+    assert obs_space["observation"].shape == s.obs_shape and obs_space["observation"].dtype == s.obs_dtype
+    assert obs_space["action_mask"].shape == (s.num_actions,)
+    assert env.action_space("black").n == s.num_actions
+    board, aux = s.new_state()
+    raw.reset()
+    b, a = raw.get_state()
+    np.testing.assert_array_equal(board, b)
+    np.testing.assert_array_equal(aux, a)
+    assert len(raw.move_parts()) == len(raw.decode_action(int(raw.legal_actions()[0])))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_training_aids_of_the_spec_work(name):
+    s = spec(name)
+    env = load(name).raw_env()
+    env.reset()
+    if s.potential is not None:
+        assert s.potential(*env.get_state()) == 0.0  # the starts are symmetric
+    if s.reach_planes is not None:
+        out = np.zeros((s.height, s.width, 2), np.int8)
+        s.reach_planes(env.get_state()[0], 0, out)
+        assert out.any()
+    wrapper = s.decomposition_wrapper()
+    if wrapper is not None:
+        wrapped = wrapper(load(name).env())
+        wrapped.reset()
+        assert wrapped.action_space("white").n == s.num_cells
+    assert s.turn_actions in (1, 2)
+
+
+def test_unknown_names_raise_naming_the_known_ones():
+    for bad in ("chess_v0", None, 3, ["amazons_v0"]):
+        with pytest.raises(ValueError, match="unknown environment .* known: amazons_v0"):
+            spec(bad)
+    with pytest.raises(ValueError, match="unknown environment"):
+        VectorGames("chess_v0", 2)
+
+
+def test_specs_are_frozen():
+    s = spec("skirmish_v0")
+    with pytest.raises(AttributeError):
+        s.num_actions = 5
+    with pytest.raises(TypeError):
+        s.references["x"] = 1
+
+
+# ----------------------------------------------------------------------------- dispatch
+@pytest.mark.parametrize("name", NAMES)
+def test_every_dispatcher_matches_the_direct_kernel_call(name):
+    s = spec(name)
+    k, game = s.kernel, s.kernel_id
+    assert dispatch.KERNELS[game] is k
+    board, aux = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
+    dispatch.init(game, board, aux, s.variant)
+    np.testing.assert_array_equal(board, s.new_state()[0])
+    out_d, out_k = np.zeros(dispatch.MAX_LEGAL, np.int32), np.zeros(k.MAX_LEGAL, np.int32)
+    obs_d, obs_k = np.zeros(s.obs_shape, s.obs_dtype), np.zeros(s.obs_shape, s.obs_dtype)
+    for board, aux in random_states(name, games=3, seed=1):
+        assert dispatch.is_terminal(game, board, aux) == k.is_terminal(board, aux)
+        assert tuple(dispatch.goals(game, board, aux)) == tuple(k.goals(board, aux))
+        for role in (0, 1):
+            dispatch.observe(game, board, aux, role, obs_d)
+            k.observe(board, aux, role, obs_k)
+            np.testing.assert_array_equal(obs_d, obs_k)
+        if k.is_terminal(board, aux):
+            continue
+        n = dispatch.legal_actions(game, board, aux, out_d)
+        assert n == k.legal_actions(board, aux, out_k)
+        np.testing.assert_array_equal(out_d[:n], out_k[:n])
+        b1, a1, b2, a2 = board.copy(), aux.copy(), board.copy(), aux.copy()
+        dispatch.apply(game, b1, a1, out_d[n // 2])
+        k.apply(b2, a2, out_k[n // 2])
+        np.testing.assert_array_equal(b1, b2)
+        np.testing.assert_array_equal(a1, a2)
+
+
+@pytest.mark.parametrize("bad", [-1, len(dispatch.KERNELS), 99])
+def test_an_unknown_kernel_id_raises_in_every_dispatcher(bad):
+    s = spec("skirmish_v0")
+    board, aux = s.new_state()
+    out = np.zeros(dispatch.MAX_LEGAL, np.int32)
+    obs = np.zeros(s.obs_shape, s.obs_dtype)
+    calls = [
+        lambda: dispatch.init(bad, board, aux, 0),
+        lambda: dispatch.legal_actions(bad, board, aux, out),
+        lambda: dispatch.apply(bad, board, aux, 0),
+        lambda: dispatch.is_terminal(bad, board, aux),
+        lambda: dispatch.goals(bad, board, aux),
+        lambda: dispatch.observe(bad, board, aux, 0, obs),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="unknown kernel id"):
+            call()
+    np.testing.assert_array_equal(board, s.new_state()[0])  # nothing was played
+
+
+def test_a_kernel_without_a_branch_has_no_id():
+    with pytest.raises(ValueError, match="has no branch"):
+        dispatch.kernel_id(np)
+
+
+# ----------------------------------------------------------------------------- vector vocabulary
+def test_vector_games_speak_gymnasiums_vector_vocabulary():
+    from gymnasium.vector import AutoresetMode
+
+    games = VectorGames("mad_bishops_v0", 4)
+    assert games.num_envs == 4
+    assert games.single_action_space.n == 10_000
+    assert games.single_observation_space.shape == (10, 10, 3)
+    assert games.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert VectorGames("mad_bishops_v0", 4, auto_reset=False).metadata["autoreset_mode"] == AutoresetMode.DISABLED
+    with pytest.raises(RuntimeError, match="call reset"):
+        games.step(np.zeros(4, np.int64))
+    games.reset()
+    first = games.boards.copy()
+    games.step(games.random_actions(seed=3))
+    games.reset(options={"reset_mask": np.array([True, False, True, False])})
+    np.testing.assert_array_equal(games.boards[[0, 2]], first[[0, 2]])
+    assert (games.auxs[[1, 3], 2] == 1).all()
+    with pytest.raises(ValueError, match="bool array"):
+        games.reset(np.array([1.0, 0.0, 1.0, 0.0]))
+
+
+def test_batched_random_draws_are_independent_across_games():
+    """Game i's first random action against game i + 1's: a chi-square test of independence
+    over many seeds (their streams were dependent before they were hashed)."""
+    from scipy.stats import chi2_contingency
+
+    games = VectorGames("mad_bishops_v0", 2)
+    games.reset()
+    legal, n = games.legal_actions()
+    pairs = np.array([games.random_actions(seed=s) for s in range(4000)])
+    index = {int(a): j for j, a in enumerate(legal[0, : n[0]])}
+    table = np.zeros((n[0], n[0]))
+    for a, b in pairs:
+        table[index[int(a)] % 9, index[int(b)] % 9] += 1
+    table = table[:9, :9]
+    assert chi2_contingency(table)[1] > 1e-3
+
+
+def test_play_checks_its_arguments():
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        play("skirmish_v0", 2, seed=-1)
+    with pytest.raises(ValueError, match="num_games"):
+        play("skirmish_v0", -2)
+
+
+# ----------------------------------------------------------------------------- architecture
+def _imports(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_engine_imports_only_the_games_and_itself():
+    allowed = ("numpy", "numba", "gymnasium", "ggpzoo.engine", "ggpzoo.envs", "__future__", "typing")
+    forbidden = ("ggpzoo.envs.base", "pettingzoo")  # the AEC envs are above the engine
+    for path in sorted((PACKAGE / "engine").glob("*.py")):
+        for name in _imports(path):
+            assert name.startswith(allowed) and not name.startswith(forbidden), f"{path.name} imports {name}"
+    for path in [PACKAGE / "envs" / "spec.py", *sorted(PACKAGE.glob("envs/*/spec.py")), *sorted(PACKAGE.glob("envs/*/kernel.py"))]:
+        assert not any(n.startswith(("pettingzoo", "ggpzoo.wrappers", "ggpzoo.agents")) for n in _imports(path)), path
+
+
+# Files allowed to name games: each game's folder, the registry and its classic-module shims,
+# the dispatch's explicit branches, and the two re-exports of the 0.2.0 import path of
+# AmazonsTurnDecomposition.
+NAMING_ALLOWED = {"envs/__init__.py", "engine/dispatch.py", "wrappers/__init__.py", "wrappers/turns.py"}
+
+
+def _code_words(path: pathlib.Path) -> set[str]:
+    """Identifiers and string literals of ``path``, docstrings and comments left out."""
+    text = path.read_text()
+    docstrings = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+                docstrings.add(body[0].value.lineno)
+    words = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NAME or (tok.type == tokenize.STRING and tok.start[0] not in docstrings):
+            words.add(tok.string.lower())
+    return words
+
+
+def test_no_module_outside_a_games_folder_names_a_game():
+    families = {p.name for p in (PACKAGE / "envs").iterdir() if (p / "kernel.py").exists()}
+    words = families | {n.rsplit("_v", 1)[0] for n in NAMES}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.split("/")[:2] in [["envs", f] for f in families] or rel in NAMING_ALLOWED:
+            continue
+        if rel.startswith("envs/") and rel.removeprefix("envs/").removesuffix(".py") in SPECS:
+            continue  # the classic-module shims, ggpzoo/envs/<name>.py
+        named = {w for w in _code_words(path) for g in words if g in w}
+        assert not named, f"ggpzoo/{rel} names {sorted(named)}"
