@@ -2,6 +2,11 @@
 
 Positions are drawn with ``kernel.from_string``: rows from y = 10 down to y = 1, ``W``/``B``
 queens, ``x`` arrows, ``.`` empty.
+
+Sections, in the order every game's test file keeps: a plain-Python reference written from
+RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+planes, illegal-action reasons, the action-id contract, random games against the
+reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
 """
 
 import numpy as np
@@ -25,7 +30,6 @@ def load(env_module, rows, role=0):
     return env
 
 
-# ----------------------------------------------------------------------------- a reference
 def slide(board, x, y):
     """Cells a queen at (x, y) reaches over empty cells, from RULES.md, in plain Python."""
     for dx, dy in QUEEN_DIRS:
@@ -59,7 +63,7 @@ def reference_actions(board, aux):
     return actions
 
 
-# ----------------------------------------------------------------------------- openings
+# ----------------------------------------------------------------------------- start and perft
 def test_opening_counts():
     env = amazons_v0.raw_env()
     env.reset()
@@ -91,7 +95,7 @@ def test_start_position():
     np.testing.assert_array_equal(obs_b[:, :, 1], obs[:, :, 0])
 
 
-# ----------------------------------------------------------------------------- hand-built positions
+# ----------------------------------------------------------------------------- legal actions
 OPEN_FILE = """
 x x x x x x x x . B
 x x x x x x x x x x
@@ -138,6 +142,7 @@ def test_split_fire_over_and_onto_the_vacated_origin():
     assert at(env, 5, 5) == K.ARROW and env.agent_selection == "black"
 
 
+# ----------------------------------------------------------------------------- terminal and goals
 BOXED = """
 . . . B . . B . . .
 . . . . . . . . . .
@@ -243,7 +248,7 @@ def test_goals_while_running():
     assert seen == [("white", 0, 100), ("white", 0, 100), ("black", 100, 0), ("black", 100, 0)]
 
 
-# ----------------------------------------------------------------------------- illegal actions
+# ----------------------------------------------------------------------------- illegal-action reasons
 def test_illegal_action_messages_say_why():
     env = amazons_v0.raw_env()
     env.reset()
@@ -275,7 +280,7 @@ def test_illegal_action_messages_say_why():
         split.encode_action((4, 1), (5, 3), (5, 4))
 
 
-# ----------------------------------------------------------------------------- action ids
+# ----------------------------------------------------------------------------- action-id contract
 def queen_lines(c):
     x, y = c % 10, c // 10
     cells = set()
@@ -309,7 +314,7 @@ def test_split_action_ids_round_trip():
         assert env.encode_action((x1, y1), (x2, y2)) == a
 
 
-# ----------------------------------------------------------------------------- random playouts
+# ----------------------------------------------------------------------------- random games against the reference
 @pytest.mark.parametrize("env_module", [amazons_v0, amazons_split_v0], ids=["amazons", "split"])
 def test_random_playouts_match_the_reference_and_keep_invariants(env_module):
     env = env_module.raw_env()

@@ -37,7 +37,8 @@ def test_registry_and_classic_module(name):
     assert env.metadata["name"] == name
     assert isinstance(env.unwrapped, load(name).raw_env)
     assert registry_id(name) in pettingzoo.aec_registry
-    assert getattr(ggpzoo.envs, name) is load(name)
+    classic = getattr(ggpzoo.envs, name)  # from ggpzoo.envs import <name>
+    assert classic.raw_env is load(name).raw_env and classic.env is load(name).env
     # the classic wrapper stack, outermost first
     assert [type(w).__name__ for w in (env, env.env, env.env.env)] == [
         "OrderEnforcingWrapper",

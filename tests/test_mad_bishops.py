@@ -5,6 +5,11 @@ Positions are drawn with :func:`kernel.from_string` (10 rows, y = 10 first; ``W`
 checks the kernel on the start, on random playouts and on random boards. Run this file
 as a script, ``python tests/test_mad_bishops.py DEPTH``, to print the reference perft
 counts that ``tests/perft/mad_bishops_v0.txt`` records.
+
+Sections, in the order every game's test file keeps: a plain-Python reference written from
+RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+planes, illegal-action reasons, the action-id contract, random games against the
+reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
 """
 
 from __future__ import annotations
@@ -12,18 +17,15 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-import pettingzoo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
 
 import ggpzoo  # noqa: F401  (registers the envs)
 from ggpzoo.envs import mad_bishops_v0
 from ggpzoo.envs.mad_bishops import kernel as K
 from ggpzoo.envs.mad_bishops.mad_bishops import raw_env
 
-# ----------------------------------------------------------------------------- reference rules
 # Written from RULES.md with its own data: a dict {(x, y): "white" | "black"} of pieces.
 DIAGONALS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 ROLES = ("white", "black")
@@ -90,7 +92,6 @@ def ref_perft(pieces: dict, mover: str, depth: int) -> int:
     return total
 
 
-# ----------------------------------------------------------------------------- helpers
 def legal(board, aux) -> list[int]:
     out = np.empty(K.MAX_LEGAL, np.int32)
     n = K.legal_actions(board, aux, out)
@@ -116,7 +117,7 @@ def last_of(env, agent):
 EMPTY_ROW = ". . . . . . . . . ."
 
 
-# ----------------------------------------------------------------------------- start
+# ----------------------------------------------------------------------------- start and perft
 def test_start_position_has_81_captures():
     board, aux = K.new_state()
     pieces = ref_pieces(board)
@@ -142,7 +143,7 @@ def test_reference_agrees_at_depth_two():
     assert total == 6130 == ref_perft(ref_start(), "white", 2)
 
 
-# ----------------------------------------------------------------------------- hand-built positions
+# ----------------------------------------------------------------------------- legal actions
 def test_step_only_to_a_cell_an_opposing_piece_threatens():
     # The white piece at (2,2) sees no black piece. It sees (1,1), (1,3), (3,1) and the
     # main diagonal up to (10,10); black (6,2) threatens (4,4), black (10,8) threatens
@@ -229,6 +230,7 @@ def test_capture_at_long_range():
     assert legal(board, aux) == [act((2, 10), (6, 6))]
 
 
+# ----------------------------------------------------------------------------- terminal and goals
 @pytest.mark.parametrize("role", [0, 1])
 def test_capturing_the_last_piece_ends_the_game(role):
     rows = "\n".join(["B . . . . . . . . ."] + [EMPTY_ROW] * 8 + [". . . . . . . . . W"])
@@ -256,7 +258,6 @@ def test_piece_counts_at_the_end():
     assert legal(board, aux) == []
 
 
-# ----------------------------------------------------------------------------- no legal action
 def test_a_position_with_no_legal_action_ends_the_game_as_a_draw():
     # Unreachable in play (kernel docstring: a legal action exists while a colour class
     # holds pieces of both roles, and play keeps every piece on x + y even). Built here:
@@ -275,43 +276,6 @@ def test_a_position_with_no_legal_action_ends_the_game_as_a_draw():
     assert last_of(e, "black") == (0.0, True, False, 100)
 
 
-@st.composite
-def random_positions(draw):
-    """Any board: each role on the even class, the odd class or both, at any density."""
-    density = draw(st.floats(0.02, 0.9))
-    classes = [draw(st.sampled_from([(0,), (1,), (0, 1)])) for _ in range(2)]
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    board = np.zeros(K.N, np.int8)
-    for c in range(K.N):
-        parity = (c % 10 + c // 10) % 2
-        if rng.random() < density:
-            roles = [r for r in (0, 1) if parity in classes[r]]
-            if roles:
-                board[c] = 1 + roles[rng.integers(len(roles))]
-    aux = np.array([draw(st.integers(0, 1)), 0, 0], np.int32)
-    return board, aux
-
-
-@settings(max_examples=300, deadline=None)
-@given(random_positions())
-def test_kernel_matches_reference_and_stuck_theorem(position):
-    board, aux = position
-    pieces = ref_pieces(board)
-    mover = ROLES[aux[K.ROLE]]
-    moves = ref_legal(pieces, mover)
-    assert legal(board, aux) == ref_ids(moves)
-    both = set(pieces.values()) == set(ROLES)
-    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # RULES.md "Common"
-    assert K.goals(board, aux) == tuple(100 if r in pieces.values() else 0 for r in ROLES)
-    for a in legal(board, aux):
-        b = board.copy()
-        K.apply(b, aux.copy(), a)
-        dst = ((a % 100) % 10 + 1, (a % 100) // 10 + 1)
-        assert ref_pieces(b)[dst] == mover
-
-
-# ----------------------------------------------------------------------------- truncation
 def test_max_steps_truncates():
     e = mad_bishops_v0.env(max_steps=3)
     e.reset()
@@ -354,7 +318,133 @@ def test_max_steps_must_be_a_positive_int(bad):
         raw_env(max_steps=bad)
 
 
-# ----------------------------------------------------------------------------- random playouts
+# ----------------------------------------------------------------------------- observation planes
+def test_observation_planes(start):
+    board, _ = start.get_state()
+    grid = board.reshape(10, 10)
+    w = start.observe("white")
+    assert w["observation"].shape == (10, 10, 3) and w["observation"].dtype == np.int8
+    assert (w["observation"][:, :, 0] == (grid == K.WHITE)).all()
+    assert (w["observation"][:, :, 1] == (grid == K.BLACK)).all()
+    assert (w["observation"][:, :, 2] == 1).all()
+    b = start.observe("black")
+    assert (b["observation"][:, :, 0] == w["observation"][:, :, 1]).all()
+    assert (b["observation"][:, :, 1] == w["observation"][:, :, 0]).all()
+    assert (b["observation"][:, :, 2] == 0).all() and not b["action_mask"].any()
+    assert w["observation"][0, 0, 0] == 1 and w["observation"][1, 1, 1] == 1  # (1,1) white, (2,2) black
+    start.step(act((1, 1), (2, 2)))
+    b = start.observe("black")
+    assert (b["observation"][:, :, 2] == 1).all() and b["observation"][1, 1, 1] == 1
+    assert start.observation_space("black").contains(b)
+
+
+def test_render():
+    e = raw_env(render_mode="ansi")
+    e.reset()
+    lines = e.render().splitlines()
+    assert lines[0] == "10   .  B  .  B  .  B  .  B  .  B"
+    assert lines[9] == " 1   W  .  W  .  W  .  W  .  W  ."
+    assert lines[10] == "     a  b  c  d  e  f  g  h  i  j"
+
+
+if __name__ == "__main__":
+    depth = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    for d in range(1, depth + 1):
+        print("depth", d, ref_perft(ref_start(), "white", d), flush=True)
+
+
+# ----------------------------------------------------------------------------- illegal-action reasons
+@pytest.fixture
+def start():
+    e = raw_env()
+    e.reset()
+    return e
+
+
+@pytest.mark.parametrize(
+    "src,dst,reason",
+    [
+        ((2, 2), (3, 3), r"there is no white piece at \(2,2\): it holds a black piece"),
+        ((2, 1), (3, 2), r"there is no white piece at \(2,1\): it is empty"),
+        ((1, 1), (1, 3), r"\(1,1\)->\(1,3\) is not along a diagonal"),
+        ((1, 1), (1, 1), r"\(1,1\)->\(1,1\) is not along a diagonal"),
+        ((1, 1), (3, 3), r"the path \(1,1\)->\(3,3\) is blocked at \(2,2\)"),
+        ((1, 1), (4, 4), r"the path \(1,1\)->\(4,4\) is blocked at \(2,2\)"),
+    ],
+)
+def test_why_illegal(start, src, dst, reason):
+    with pytest.raises(ValueError, match=r"illegal for white: " + reason):
+        start.step(start.encode_action(src, dst))
+
+
+def test_why_illegal_own_piece():
+    board, aux = K.from_string("\n".join([EMPTY_ROW] * 7 + [". . W . . . . . . .", ". . . . . . . . . B", "W . . . . . . . . ."]))
+    e = load(raw_env(), board, aux)
+    with pytest.raises(ValueError, match=r"\(3,3\) holds a white piece of your own"):
+        e.step(e.encode_action((1, 1), (3, 3)))
+
+
+def test_illegal_action_types_and_range(start):
+    for bad, pattern in [(-1, "out of range"), (10_000, "out of range"), (1.5, "integer"), (True, "bool"), ("1", "integer")]:
+        with pytest.raises(ValueError, match=pattern):
+            start.step(bad)
+    wrapped = mad_bishops_v0.env()
+    wrapped.reset()
+    wrapped.step(act((1, 1), (1, 2)))  # PettingZoo's classic wrapper: illegal move loses
+    assert wrapped.rewards["white"] == -1 and wrapped.terminations["black"]
+
+
+# ----------------------------------------------------------------------------- action-id contract
+def test_encode_decode_round_trip(start):
+    for a in [0, 99, 1234, 9900, 9999]:
+        assert start.encode_action(*start.decode_action(a)) == a
+    assert start.encode_action((1, 1), (2, 2)) == 11
+    assert start.encode_action((10, 10), (9, 9)) == 9988
+    assert start.decode_action(1346) == ((4, 2), (7, 5))
+    assert start.action_to_string(11) == "(1,1)->(2,2)"
+    with pytest.raises(ValueError, match="off the 10x10 board"):
+        start.encode_action((0, 1), (2, 2))
+    with pytest.raises(ValueError, match="2 cells"):
+        start.encode_action((1, 1), (2, 2), (3, 3))
+
+
+# ----------------------------------------------------------------------------- random games against the reference
+@st.composite
+def random_positions(draw):
+    """Any board: each role on the even class, the odd class or both, at any density."""
+    density = draw(st.floats(0.02, 0.9))
+    classes = [draw(st.sampled_from([(0,), (1,), (0, 1)])) for _ in range(2)]
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    board = np.zeros(K.N, np.int8)
+    for c in range(K.N):
+        parity = (c % 10 + c // 10) % 2
+        if rng.random() < density:
+            roles = [r for r in (0, 1) if parity in classes[r]]
+            if roles:
+                board[c] = 1 + roles[rng.integers(len(roles))]
+    aux = np.array([draw(st.integers(0, 1)), 0, 0], np.int32)
+    return board, aux
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_positions())
+def test_kernel_matches_reference_and_stuck_theorem(position):
+    board, aux = position
+    pieces = ref_pieces(board)
+    mover = ROLES[aux[K.ROLE]]
+    moves = ref_legal(pieces, mover)
+    assert legal(board, aux) == ref_ids(moves)
+    both = set(pieces.values()) == set(ROLES)
+    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # RULES.md "Common"
+    assert K.goals(board, aux) == tuple(100 if r in pieces.values() else 0 for r in ROLES)
+    for a in legal(board, aux):
+        b = board.copy()
+        K.apply(b, aux.copy(), a)
+        dst = ((a % 100) % 10 + 1, (a % 100) // 10 + 1)
+        assert ref_pieces(b)[dst] == mover
+
+
 def on_even_class(board) -> bool:
     cells = np.flatnonzero(board)
     return bool(np.all((cells % 10 + cells // 10) % 2 == 0))
@@ -415,101 +505,3 @@ def test_mask_is_exactly_what_step_accepts():
                     assert (b == board).all() and (x == aux).all()
         acts = e.legal_actions()
         e.step(int(acts[rng.integers(len(acts))]))
-
-
-# ----------------------------------------------------------------------------- illegal actions
-@pytest.fixture
-def start():
-    e = raw_env()
-    e.reset()
-    return e
-
-
-@pytest.mark.parametrize(
-    "src,dst,reason",
-    [
-        ((2, 2), (3, 3), r"there is no white piece at \(2,2\): it holds a black piece"),
-        ((2, 1), (3, 2), r"there is no white piece at \(2,1\): it is empty"),
-        ((1, 1), (1, 3), r"\(1,1\)->\(1,3\) is not along a diagonal"),
-        ((1, 1), (1, 1), r"\(1,1\)->\(1,1\) is not along a diagonal"),
-        ((1, 1), (3, 3), r"the path \(1,1\)->\(3,3\) is blocked at \(2,2\)"),
-        ((1, 1), (4, 4), r"the path \(1,1\)->\(4,4\) is blocked at \(2,2\)"),
-    ],
-)
-def test_why_illegal(start, src, dst, reason):
-    with pytest.raises(ValueError, match=r"illegal for white: " + reason):
-        start.step(start.encode_action(src, dst))
-
-
-def test_why_illegal_own_piece():
-    board, aux = K.from_string("\n".join([EMPTY_ROW] * 7 + [". . W . . . . . . .", ". . . . . . . . . B", "W . . . . . . . . ."]))
-    e = load(raw_env(), board, aux)
-    with pytest.raises(ValueError, match=r"\(3,3\) holds a white piece of your own"):
-        e.step(e.encode_action((1, 1), (3, 3)))
-
-
-def test_illegal_action_types_and_range(start):
-    for bad, pattern in [(-1, "out of range"), (10_000, "out of range"), (1.5, "integer"), (True, "bool"), ("1", "integer")]:
-        with pytest.raises(ValueError, match=pattern):
-            start.step(bad)
-    wrapped = mad_bishops_v0.env()
-    wrapped.reset()
-    wrapped.step(act((1, 1), (1, 2)))  # PettingZoo's classic wrapper: illegal move loses
-    assert wrapped.rewards["white"] == -1 and wrapped.terminations["black"]
-
-
-# ----------------------------------------------------------------------------- encoding, observation, rendering
-def test_encode_decode_round_trip(start):
-    for a in [0, 99, 1234, 9900, 9999]:
-        assert start.encode_action(*start.decode_action(a)) == a
-    assert start.encode_action((1, 1), (2, 2)) == 11
-    assert start.encode_action((10, 10), (9, 9)) == 9988
-    assert start.decode_action(1346) == ((4, 2), (7, 5))
-    assert start.action_to_string(11) == "(1,1)->(2,2)"
-    with pytest.raises(ValueError, match="off the 10x10 board"):
-        start.encode_action((0, 1), (2, 2))
-    with pytest.raises(ValueError, match="2 cells"):
-        start.encode_action((1, 1), (2, 2), (3, 3))
-
-
-def test_observation_planes(start):
-    board, _ = start.get_state()
-    grid = board.reshape(10, 10)
-    w = start.observe("white")
-    assert w["observation"].shape == (10, 10, 3) and w["observation"].dtype == np.int8
-    assert (w["observation"][:, :, 0] == (grid == K.WHITE)).all()
-    assert (w["observation"][:, :, 1] == (grid == K.BLACK)).all()
-    assert (w["observation"][:, :, 2] == 1).all()
-    b = start.observe("black")
-    assert (b["observation"][:, :, 0] == w["observation"][:, :, 1]).all()
-    assert (b["observation"][:, :, 1] == w["observation"][:, :, 0]).all()
-    assert (b["observation"][:, :, 2] == 0).all() and not b["action_mask"].any()
-    assert w["observation"][0, 0, 0] == 1 and w["observation"][1, 1, 1] == 1  # (1,1) white, (2,2) black
-    start.step(act((1, 1), (2, 2)))
-    b = start.observe("black")
-    assert (b["observation"][:, :, 2] == 1).all() and b["observation"][1, 1, 1] == 1
-    assert start.observation_space("black").contains(b)
-
-
-def test_render():
-    e = raw_env(render_mode="ansi")
-    e.reset()
-    lines = e.render().splitlines()
-    assert lines[0] == "10   .  B  .  B  .  B  .  B  .  B"
-    assert lines[9] == " 1   W  .  W  .  W  .  W  .  W  ."
-    assert lines[10] == "     a  b  c  d  e  f  g  h  i  j"
-
-
-def test_registry_and_api():
-    e = pettingzoo.make("aec", "ggpzoo/mad_bishops-v0")
-    e.reset()
-    assert e.unwrapped.metadata["name"] == "mad_bishops_v0"
-    assert e.action_space("white").n == 10_000
-    api_test(mad_bishops_v0.env(), num_cycles=200)
-    seed_test(mad_bishops_v0.env, num_cycles=200)
-
-
-if __name__ == "__main__":
-    depth = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    for d in range(1, depth + 1):
-        print("depth", d, ref_perft(ref_start(), "white", d), flush=True)

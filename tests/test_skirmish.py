@@ -1,15 +1,16 @@
 """Skirmish with holes and Skirmish endgame: the kernel and both environments.
 
-Sections: a slow reference written from RULES.md alone, start, legal actions, apply,
-terminal, goals, observation, the environments, random play against the reference, and the
-PettingZoo API tests. Positions are drawn with ``kernel.from_string`` (y = 8 on top).
+Sections, in the order every game's test file keeps: a plain-Python reference written from
+RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+planes, illegal-action reasons, the action-id contract, random games against the
+reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
+Positions are drawn with ``kernel.from_string`` (y = 8 on top).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from ggpzoo.envs import skirmish_endgame_v0, skirmish_v0
 from ggpzoo.envs.skirmish import kernel as K
@@ -43,7 +44,6 @@ def play(board, aux, *moves):
         K.apply(board, aux, m)
 
 
-# ----------------------------------------------------------------------------- reference
 # A slow, direct transcription of RULES.md over a dict {(x, y): (role, letter)}, sharing no
 # code or table with the kernel. ``test_mode`` is the rule sheet's no-move test: a rook's,
 # bishop's, queen's, king's or knight's move that lands on a hole counts as a move (no path
@@ -163,7 +163,7 @@ def test_reference_reproduces_the_rules_md_counts(variant, counts):
     assert tuple(ref_perft(pieces, 0, variant, d) for d in (1, 2, 3)) == counts
 
 
-# ----------------------------------------------------------------------------- start
+# ----------------------------------------------------------------------------- start and perft
 def test_skirmish_start_and_opening_moves():
     board, aux = K.new_state(SK)
     assert board.reshape(8, 8)[::-1].tolist() == [
@@ -390,7 +390,7 @@ def test_capture_counts_follow_the_game():
     assert K.goals(board, aux) == (6, 6)
 
 
-# ----------------------------------------------------------------------------- terminal
+# ----------------------------------------------------------------------------- terminal and goals
 BOXED_ROOK = """
     . . . . k . . .
     . . . . . . . .
@@ -634,7 +634,6 @@ def test_losing_the_last_piece_ends_the_game():
     assert K.goals(board, aux) == (100, 40)
 
 
-# ----------------------------------------------------------------------------- goals
 @pytest.mark.parametrize(
     "variant,table",
     [
@@ -651,7 +650,22 @@ def test_score_tables(variant, table):
     assert K.goals(board, aux)[0] == (79 if variant == SK else 100)
 
 
-# ----------------------------------------------------------------------------- observation
+def test_infos_report_goal_and_captures():
+    e = skirmish_v0.raw_env()
+    e.reset()
+    assert e.infos == {"white": {"goal": 0, "captures": 0}, "black": {"goal": 0, "captures": 0}}
+    for a in (mv(5, 2, 5, 4), mv(4, 7, 4, 5), mv(5, 4, 4, 5)):
+        e.step(a)
+    assert e.infos == {"white": {"goal": 6, "captures": 1}, "black": {"goal": 0, "captures": 0}}
+    e = skirmish_endgame_v0.raw_env()
+    e.reset()
+    for a in (mv(2, 1, 1, 3), mv(7, 8, 8, 6), mv(1, 3, 2, 5), mv(8, 6, 7, 4), mv(2, 5, 3, 7)):
+        e.step(a)
+    assert e.infos == {"white": {"goal": 10, "captures": 1}, "black": {"goal": 0, "captures": 0}}
+    assert e.agent_selection == "black"
+
+
+# ----------------------------------------------------------------------------- observation planes
 def state_from_observation(obs, role, variant):
     """Rebuild ``(board, aux)`` from one agent's observation: the planes are the whole state."""
     board = np.zeros(64, np.int8)
@@ -696,22 +710,17 @@ def test_observation_planes(variant):
     assert obs.min() >= 0 and obs.max() <= 1
 
 
-# ----------------------------------------------------------------------------- environments
-def test_infos_report_goal_and_captures():
-    e = skirmish_v0.raw_env()
+def test_render():
+    e = skirmish_v0.env(render_mode="ansi")
     e.reset()
-    assert e.infos == {"white": {"goal": 0, "captures": 0}, "black": {"goal": 0, "captures": 0}}
-    for a in (mv(5, 2, 5, 4), mv(4, 7, 4, 5), mv(5, 4, 4, 5)):
-        e.step(a)
-    assert e.infos == {"white": {"goal": 6, "captures": 1}, "black": {"goal": 0, "captures": 0}}
-    e = skirmish_endgame_v0.raw_env()
-    e.reset()
-    for a in (mv(2, 1, 1, 3), mv(7, 8, 8, 6), mv(1, 3, 2, 5), mv(8, 6, 7, 4), mv(2, 5, 3, 7)):
-        e.step(a)
-    assert e.infos == {"white": {"goal": 10, "captures": 1}, "black": {"goal": 0, "captures": 0}}
-    assert e.agent_selection == "black"
+    lines = e.render().splitlines()
+    assert lines[0].split() == ["8", *"rnbqkbnr"]
+    assert lines[2].split() == ["6", ".", ".", "#", ".", ".", "#", ".", "."]
+    assert lines[7].split() == ["1", *"RNBQKBNR"]
+    assert lines[8].split() == [str(x) for x in range(1, 9)]
 
 
+# ----------------------------------------------------------------------------- illegal-action reasons
 @pytest.mark.parametrize(
     "variant,moves,bad,reason",
     [
@@ -748,6 +757,7 @@ def test_illegal_actions_raise_with_a_precise_reason(variant, moves, bad, reason
     assert len(e.legal_actions()) > 0
 
 
+# ----------------------------------------------------------------------------- action-id contract
 def test_encode_and_decode_actions():
     e = skirmish_v0.raw_env()
     assert all(e.encode_action(*e.decode_action(a)) == a for a in range(4096))
@@ -759,16 +769,7 @@ def test_encode_and_decode_actions():
         e.encode_action((1, 1),)
 
 
-def test_render():
-    e = skirmish_v0.env(render_mode="ansi")
-    e.reset()
-    lines = e.render().splitlines()
-    assert lines[0].split() == ["8", *"rnbqkbnr"]
-    assert lines[2].split() == ["6", ".", ".", "#", ".", ".", "#", ".", "."]
-    assert lines[7].split() == ["1", *"RNBQKBNR"]
-    assert lines[8].split() == [str(x) for x in range(1, 9)]
-
-
+# ----------------------------------------------------------------------------- random games against the reference
 @pytest.mark.parametrize("variant", [SK, EG])
 def test_random_games_through_the_env(variant):
     """Play to the end: limits, flags, rewards from goals, masks equal to the legal lists."""
@@ -796,7 +797,6 @@ def test_random_games_through_the_env(variant):
     assert max(lengths) <= K.LIMIT[variant] and K.LIMIT[variant] in lengths
 
 
-# ----------------------------------------------------------------------------- against the reference
 def check_against_reference(board, aux):
     variant, role = int(aux[K.VARIANT]), int(aux[K.ROLE])
     pieces = ref_position(board)
@@ -925,7 +925,7 @@ def test_greedy_capture_games_agree_with_the_reference_in_the_env_and_the_engine
 
     rng = np.random.default_rng(11 + variant)
     n = 24
-    games = VectorGames(ENVS[variant].__name__.rsplit(".", 1)[1], n, auto_reset=False)
+    games = VectorGames(ENVS[variant].raw_env.metadata["name"], n, auto_reset=False)
     games.reset()
     envs = [ENVS[variant].raw_env() for _ in range(n)]
     boards = []
@@ -954,10 +954,3 @@ def test_greedy_capture_games_agree_with_the_reference_in_the_env_and_the_engine
     assert ends["no move under the sheet's test"] >= 1, ends
     if variant == SK:
         assert ends["pawns facing holes"] >= 1, ends
-
-
-# ----------------------------------------------------------------------------- PettingZoo API
-@pytest.mark.parametrize("module", [skirmish_v0, skirmish_endgame_v0])
-def test_pettingzoo_api_and_seed(module):
-    api_test(module.env(), num_cycles=300)
-    seed_test(module.env, num_cycles=100)
