@@ -1,6 +1,6 @@
 """Self-play throughput of every ggpzoo env: a table and a bar chart (PNG).
 
-Random legal self-play through ``env()``, as :mod:`ggpzoo.bench` times it (each step reads
+Random legal self-play through ``env()``, as :mod:`ggpzoo.tools.bench` times it (each step reads
 ``last()`` and samples from the action mask). With ``--bridge``, also the learner steps/s
 through the single-agent bridge against a random opponent (what a MaskablePPO rollout
 sees, less the policy).
@@ -26,7 +26,7 @@ def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
     turns/s counts the game's turns, both sides' (from the kernel's step counter).
     """
     from ggpzoo.envs.base import STEP
-    from ggpzoo.single_agent import SingleAgentEnv
+    from ggpzoo.training.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv(name)
     rng = np.random.default_rng(seed)
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.seconds <= 0:
         p.error("--seconds must be positive")
-    from ggpzoo.bench import bench_env, format_table
+    from ggpzoo.tools.bench import bench_env, format_table
 
     rows = []
     for name in args.env or list(ENVS):

@@ -3,7 +3,7 @@
 For each env: PettingZoo's ``api_test`` on ``env()`` and on ``raw_env()``, ``api_test``
 on ``env()`` inside each reward wrapper (and, for amazons_v0, inside the turn
 decomposition), PettingZoo's ``seed_test``, and Gymnasium's ``check_env`` on the
-single-agent bridge :class:`ggpzoo.single_agent.SingleAgentEnv`. Exits 1 if any fails.
+single-agent bridge :class:`ggpzoo.training.single_agent.SingleAgentEnv`. Exits 1 if any fails.
 
     python examples/check_envs.py
     python examples/check_envs.py --env skirmish_v0 --cycles 50
@@ -28,7 +28,7 @@ def run_checks(name: str, cycles: int) -> dict[str, str]:
     from gymnasium.utils.env_checker import check_env
     from pettingzoo.test import api_test, seed_test
 
-    from ggpzoo.single_agent import SingleAgentEnv
+    from ggpzoo.training.single_agent import SingleAgentEnv
     from ggpzoo.wrappers import REWARDS, AmazonsTurnDecomposition
 
     mod = load(name)

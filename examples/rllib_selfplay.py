@@ -134,7 +134,7 @@ def _conv_filters(text: str) -> list:
 
 
 def policy_ids(shared: bool) -> list[str]:
-    from ggpzoo.rllib import SHARED_POLICY
+    from ggpzoo.training.rllib import SHARED_POLICY
 
     return [SHARED_POLICY] if shared else list(AGENTS)
 
@@ -146,7 +146,7 @@ def build_config(args: argparse.Namespace):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from ggpzoo.rllib import register, seat_policy_mapping, shared_policy_mapping
+    from ggpzoo.training.rllib import register, seat_policy_mapping, shared_policy_mapping
 
     policies = policy_ids(args.shared_policy)
     model_config = {

@@ -1,6 +1,6 @@
 """Self-play training of a ggpzoo game with sb3-contrib's MaskablePPO.
 
-The learner plays through :class:`ggpzoo.single_agent.SingleAgentEnv` (both sides, in
+The learner plays through :class:`ggpzoo.training.single_agent.SingleAgentEnv` (both sides, in
 turn) against a pool of random play and frozen snapshots of itself, taken every
 ``--snapshot-every`` steps (and greedy play, with ``--greedy-weight``). Every
 ``--eval-every`` steps it plays ``--eval-games`` games against random and greedy
@@ -18,7 +18,7 @@ The 10x10 games are trained, by default, through a turn decomposition (``--decom
 turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
 :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
 Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
-(``--reach-planes``) and :class:`ggpzoo.nets.CellPolicy` (``--policy``), with gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
+(``--reach-planes``) and :class:`ggpzoo.training.nets.CellPolicy` (``--policy``), with gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
 count wins by the rules, through the wrappers the model was trained with.
 Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ggpzoo.arena import wilson
+from ggpzoo.tools.arena import wilson
 from ggpzoo.envs import ENVS, load
 
 # Rewards the learner trains on, per game: dense zero-sum capture deltas where goals grow
@@ -64,7 +64,7 @@ def make_env(
     through functools.partial."""
     import torch
 
-    from ggpzoo.single_agent import OpponentPool, SingleAgentEnv
+    from ggpzoo.training.single_agent import OpponentPool, SingleAgentEnv
 
     torch.set_num_threads(1)  # snapshot opponents in subprocesses: no oversubscription
     # random_weight 0: only snapshots, once there are any (a pool needs a weight above 0)
@@ -81,7 +81,7 @@ def make_env(
 def model_view(model, name: str) -> dict:
     """The :class:`SingleAgentEnv` arguments that show ``name`` as ``model`` saw it in training:
     ``decompose`` when its actions are cells, ``reach_planes`` when it sees two more planes."""
-    from ggpzoo.single_agent import make_aec_env
+    from ggpzoo.training.single_agent import make_aec_env
 
     decompose = model.action_space.n != load(name).raw_env().action_space("white").n
     planes = make_aec_env(name, decompose=decompose).observation_space("white")["observation"].shape[2]
@@ -95,7 +95,7 @@ def evaluate(model, name: str, opponent: str, games: int, seed: int = 0, paralle
     losses, the win rate and its 95% interval. Each game gets its own seed. The games go
     through the turn decomposition the model was trained with, without reward shaping.
     """
-    from ggpzoo.single_agent import SingleAgentEnv
+    from ggpzoo.training.single_agent import SingleAgentEnv
 
     view = model_view(model, name)
     envs = [SingleAgentEnv(name, opponent=opponent, **view) for _ in range(min(parallel, games))]
@@ -178,8 +178,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--net-arch", default=None,
                    help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")
     p.add_argument("--policy", choices=("auto", "mlp", "cnn", "cell"), default="auto",
-                   help="mlp: MLPs on the flattened planes; cnn: ggpzoo.nets.BoardCNN features; cell: "
-                        "ggpzoo.nets.CellPolicy (one logit per cell, needs a decomposition); auto: cell when "
+                   help="mlp: MLPs on the flattened planes; cnn: ggpzoo.training.nets.BoardCNN features; cell: "
+                        "ggpzoo.training.nets.CellPolicy (one logit per cell, needs a decomposition); auto: cell when "
                         "decomposed, else mlp")
     p.add_argument("--cnn-channels", type=int, default=32, help="channels of each convolution (cnn, cell)")
     p.add_argument("--cnn-layers", type=int, default=3, help="3x3 convolutions (cnn, cell)")
@@ -243,12 +243,12 @@ def parse_args(argv=None) -> argparse.Namespace:
 def policy(args: argparse.Namespace) -> tuple[object, dict]:
     """MaskablePPO's policy and ``policy_kwargs`` for ``--policy``, ``--net-arch`` and the CNN's size."""
     if args.policy == "cell":
-        from ggpzoo.nets import CellPolicy
+        from ggpzoo.training.nets import CellPolicy
 
         return CellPolicy, {"channels": args.cnn_channels, "layers": args.cnn_layers}
     kwargs = {"net_arch": args.net_arch}
     if args.policy == "cnn":
-        from ggpzoo.nets import BoardCNN
+        from ggpzoo.training.nets import BoardCNN
 
         kwargs |= {
             "features_extractor_class": BoardCNN,
@@ -264,7 +264,7 @@ def main(argv=None) -> int:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from ggpzoo.single_agent import PolicyOpponent
+    from ggpzoo.training.single_agent import PolicyOpponent
 
     torch.set_num_threads(args.threads)
     out = Path(args.out) / args.env

@@ -1,8 +1,8 @@
-"""``python -m ggpzoo``: see :mod:`ggpzoo.cli`."""
+"""``python -m ggpzoo``: see :mod:`ggpzoo.tools.cli`."""
 
 import sys
 
-from ggpzoo.cli import main
+from ggpzoo.tools.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,7 @@
-"""Moved to :mod:`ggpzoo.engine.dispatch` in 0.3.0; this module re-exports it."""
+"""Moved to :mod:`ggpzoo.engine.dispatch` in 0.3.0: ``ggpzoo.kernels`` is that same module."""
 
-from ggpzoo.engine.dispatch import *  # noqa: F401,F403
-from ggpzoo.engine.dispatch import KERNELS, MAX_LEGAL, kernel_id  # noqa: F401
+import sys
+
+from ggpzoo.engine.dispatch import __name__ as _target
+
+sys.modules[__name__] = sys.modules[_target]

@@ -1,5 +1,7 @@
-"""Moved to :mod:`ggpzoo.engine.batch` in 0.3.0; this module re-exports it."""
+"""Moved to :mod:`ggpzoo.engine.batch` in 0.3.0: ``ggpzoo.vector`` is that same module."""
 
-from ggpzoo.engine.batch import POLICIES, StepResult, VectorGames, play  # noqa: F401
+import sys
 
-__all__ = ["VectorGames", "StepResult", "play"]
+from ggpzoo.engine.batch import __name__ as _target
+
+sys.modules[__name__] = sys.modules[_target]

@@ -15,7 +15,7 @@ from ggpzoo.agents import (
     SB3Agent,
     make_agent,
 )
-from ggpzoo.arena import play_game, round_robin
+from ggpzoo.tools.arena import play_game, round_robin
 from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.envs.skirmish import kernel as SK
@@ -233,8 +233,8 @@ def test_sb3_model_plays_as_an_agent(tmp_path, name, decompose, reach):
     reach planes it was trained with, found from its spaces; a BoardCNN with decompose=True)."""
     from sb3_contrib import MaskablePPO
 
-    from ggpzoo.nets import BoardCNN
-    from ggpzoo.single_agent import SingleAgentEnv
+    from ggpzoo.training.nets import BoardCNN
+    from ggpzoo.training.single_agent import SingleAgentEnv
 
     kwargs = {"net_arch": [8]}
     if decompose:
@@ -278,7 +278,7 @@ def test_stronger_is_stronger():
 
 
 @pytest.mark.parametrize("module", ["ggpzoo.agents.simple", "ggpzoo.agents.mcts", "ggpzoo.agents.spec",
-                                    "ggpzoo.arena", "ggpzoo.render", "ggpzoo.play"])
+                                    "ggpzoo.tools.arena", "ggpzoo.envs.render", "ggpzoo.tools.terminal"])
 def test_docstring_examples(module):
     import importlib
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ggpzoo.agents import Agent, GreedyAgent, MCTSAgent, RandomAgent
-from ggpzoo.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
+from ggpzoo.tools.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
 from ggpzoo.envs import load
 
 ENV = "skirmish_endgame_v0"

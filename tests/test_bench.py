@@ -2,7 +2,7 @@
 
 import pytest
 
-from ggpzoo import bench
+from ggpzoo.tools import bench
 
 
 def test_aec_mode_with_the_openspiel_reference(capsys):

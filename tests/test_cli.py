@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image
 
-import ggpzoo.play
-from ggpzoo.cli import main
+import ggpzoo.tools.terminal
+from ggpzoo.tools.cli import main
 from ggpzoo.envs import ENVS, load
-from ggpzoo.play import MoveError, parse_move, play_terminal
+from ggpzoo.tools.terminal import MoveError, parse_move, play_terminal
 
 
 def run(capsys, *argv):
@@ -192,7 +192,7 @@ def test_play_through_stdin(capsys, monkeypatch):
 def test_play_a_whole_game(monkeypatch):
     """Typed moves (in the env's own notation) to the end of a game, as black."""
     env = load("skirmish_endgame_v0").raw_env(render_mode="ansi")
-    monkeypatch.setattr(ggpzoo.play, "load", lambda name: SimpleNamespace(raw_env=lambda **kw: env))
+    monkeypatch.setattr(ggpzoo.tools.terminal, "load", lambda name: SimpleNamespace(raw_env=lambda **kw: env))
     typed = []
 
     def type_move(prompt):

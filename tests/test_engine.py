@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ggpzoo.engine import VectorGames, dispatch
-from ggpzoo.engine.batch import play
+from ggpzoo.engine.batch import play_games as play
 from ggpzoo.envs import SPECS, load, spec
 from ggpzoo.envs.spec import GameSpec
 from helpers import random_states

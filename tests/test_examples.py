@@ -84,7 +84,7 @@ def test_train_cell_policy_tiny_run(tmp_path, capsys):
     assert train.main(argv) == 0
     from sb3_contrib import MaskablePPO
 
-    from ggpzoo.nets import CellPolicy
+    from ggpzoo.training.nets import CellPolicy
 
     model = MaskablePPO.load(tmp_path / "mad_bishops_v0" / "model.zip", device="cpu")
     assert isinstance(model.policy, CellPolicy) and model.action_space.n == 100
@@ -100,7 +100,7 @@ def test_train_cnn_tiny_run(tmp_path, capsys):
     assert "cnn net [32]" in capsys.readouterr().out
     from sb3_contrib import MaskablePPO
 
-    from ggpzoo.nets import BoardCNN
+    from ggpzoo.training.nets import BoardCNN
 
     model = MaskablePPO.load(tmp_path / "amazons_split_v0" / "model.zip", device="cpu")
     assert isinstance(model.policy.features_extractor, BoardCNN)

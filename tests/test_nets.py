@@ -5,7 +5,7 @@ import pytest
 import torch
 from gymnasium import spaces
 
-from ggpzoo.nets import BoardCNN
+from ggpzoo.training.nets import BoardCNN
 
 
 def test_shapes_and_weight_sharing():
@@ -33,7 +33,7 @@ def test_bad_arguments():
 def test_cell_policy_logits_are_per_cell_and_translation_equivariant():
     """One shared 1x1 convolution gives each cell's logit from the trunk's features at that cell:
     a pattern away from the edges scores the same wherever it stands."""
-    from ggpzoo.nets import CellPolicy
+    from ggpzoo.training.nets import CellPolicy
 
     space = spaces.Box(0, 1, (10, 10, 3), np.int8)
     policy = CellPolicy(space, spaces.Discrete(100), lambda _: 3e-4, channels=8, layers=2)
@@ -52,8 +52,8 @@ def test_cell_policy_logits_are_per_cell_and_translation_equivariant():
 def test_cell_policy_trains_saves_and_loads(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from ggpzoo.nets import CellPolicy
-    from ggpzoo.single_agent import SingleAgentEnv
+    from ggpzoo.training.nets import CellPolicy
+    from ggpzoo.training.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("mad_bishops_v0", decompose=True, shaping=1.0, reach_planes=True)
     model = MaskablePPO(CellPolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
@@ -72,7 +72,7 @@ def test_cell_policy_trains_saves_and_loads(tmp_path):
 
 
 def test_cell_policy_needs_one_action_per_cell():
-    from ggpzoo.nets import CellPolicy
+    from ggpzoo.training.nets import CellPolicy
 
     with pytest.raises(ValueError, match=r"Discrete\(100\) actions, one per cell"):
         CellPolicy(spaces.Box(0, 1, (10, 10, 3), np.int8), spaces.Discrete(10_000), lambda _: 3e-4)

@@ -11,8 +11,8 @@ from PIL import Image
 from ggpzoo.agents import GreedyAgent, RandomAgent
 from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.skirmish import kernel as SK
-from ggpzoo.render import CELL_PX, board_image, cell_center
-from ggpzoo.replay import check_game, load_game, positions, record_game, save_game, write_gif, write_png
+from ggpzoo.envs.render import CELL_PX, board_image, cell_center
+from ggpzoo.tools.replay import check_game, load_game, positions, record_game, save_game, write_gif, write_png
 from ggpzoo.utils import sample_action
 
 NAMES = list(ENVS)

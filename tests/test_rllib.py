@@ -67,7 +67,7 @@ def test_rllib_env_plays_masked_games(name):
     space, only the seat to move gets an observation, and masked random games end with
     zero-sum rewards to both seats."""
     require_ray()
-    from ggpzoo.rllib import rllib_env
+    from ggpzoo.training.rllib import rllib_env
 
     env = rllib_env({"env": name, "max_steps": 40})
     rng = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def test_rllib_env_plays_masked_games(name):
 
 def test_rllib_env_illegal_moves():
     require_ray()
-    from ggpzoo.rllib import rllib_env
+    from ggpzoo.training.rllib import rllib_env
 
     strict = rllib_env({"env": SMALL_ENV})
     obs, _ = strict.reset()
@@ -110,7 +110,7 @@ def test_rllib_env_illegal_moves():
 
 
 def test_policy_mappings():
-    from ggpzoo.rllib import SHARED_POLICY, seat_policy_mapping, shared_policy_mapping
+    from ggpzoo.training.rllib import SHARED_POLICY, seat_policy_mapping, shared_policy_mapping
 
     assert shared_policy_mapping("white") == shared_policy_mapping("black") == SHARED_POLICY
     assert seat_policy_mapping("white") == "white" and seat_policy_mapping("black") == "black"

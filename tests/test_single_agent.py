@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 
 from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.amazons import kernel as AK
-from ggpzoo.single_agent import (
+from ggpzoo.training.single_agent import (
     AgentOpponent,
     GreedyOpponent,
     OpponentPool,
@@ -411,7 +411,7 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from ggpzoo.nets import BoardCNN
+    from ggpzoo.training.nets import BoardCNN
 
     env = SingleAgentEnv("mad_bishops_v0", decompose=True, reward="winloss")
     kwargs = {"net_arch": [16]}

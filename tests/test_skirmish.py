@@ -921,7 +921,7 @@ def test_greedy_capture_games_agree_with_the_reference_in_the_env_and_the_engine
     """Capture-first games empty the board and reach the sparse ends (pawns facing holes,
     pieces boxed in) that random play rarely does. The kernel, the AEC env and the batched
     engine, played in lockstep, agree with the reference at every step."""
-    from ggpzoo.vector import VectorGames
+    from ggpzoo.engine.batch import VectorGames
 
     rng = np.random.default_rng(11 + variant)
     n = 24

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from ggpzoo.envs import ENVS, load
-from ggpzoo.vector import VectorGames, play
+from ggpzoo.engine.batch import VectorGames
+from ggpzoo.engine.batch import play_games as play
 
 NAMES = list(ENVS)
 

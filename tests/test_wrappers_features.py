@@ -6,7 +6,7 @@ from pettingzoo.test import api_test
 
 from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0, skirmish_v0
 from ggpzoo.envs.amazons import kernel as AK
-from ggpzoo.single_agent import SingleAgentEnv
+from ggpzoo.training.single_agent import SingleAgentEnv
 from ggpzoo.wrappers import AmazonsTurnDecomposition, InvalidWrapperArgument, MoveDecomposition, ReachPlanes
 
 AMAZONS = ["amazons_v0", "amazons_split_v0"]

@@ -1,6 +1,6 @@
 """A saved sb3-contrib ``MaskablePPO`` model as an agent (needs the ``train`` extra).
 
-The model sees what it saw in training with :class:`ggpzoo.single_agent.SingleAgentEnv`:
+The model sees what it saw in training with :class:`ggpzoo.training.single_agent.SingleAgentEnv`:
 the env's ``observation`` planes from the mover's side, and the legal actions as
 ``action_masks``. A model trained through a turn decomposition (its actions are cells:
 :class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0, the default of

@@ -3,7 +3,7 @@
 * :mod:`ggpzoo.engine.dispatch` - every rules kernel behind one numba function per
   protocol call, switching on a spec's ``kernel_id``.
 * :mod:`ggpzoo.engine.batch` - :class:`VectorGames` (N games stepped together on every
-  core) and :func:`play` (whole games without Python in the loop).
+  core) and :func:`play_games` (whole games without Python in the loop).
 * :mod:`ggpzoo.engine.policies` - random and greedy choices inside numba.
 * :mod:`ggpzoo.engine.rng` - the random streams numba code draws from.
 
@@ -11,6 +11,6 @@ The engine imports the games (:mod:`ggpzoo.envs`' kernels and specs) and nothing
 no agents, wrappers, training or tools, and no PettingZoo.
 """
 
-from ggpzoo.engine.batch import StepResult, VectorGames, play
+from ggpzoo.engine.batch import StepResult, VectorGames, play, play_games
 
-__all__ = ["VectorGames", "StepResult", "play"]
+__all__ = ["VectorGames", "StepResult", "play_games", "play"]

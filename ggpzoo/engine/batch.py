@@ -11,7 +11,7 @@ numba ``prange`` loops call the kernel functions game by game, in parallel threa
         step = games.step(actions)                    # finished games restart by themselves
     print(games.pop_results()[:3])                    # [(white goal, black goal, length), ...]
 
-Whole random or greedy games, without Python in the loop: :func:`play`.
+Whole random or greedy games, without Python in the loop: :func:`play_games`.
 
 Numba compiles the batched functions once per machine (cached in ``__pycache__``); the
 first call in a fresh install takes some seconds.
@@ -39,7 +39,7 @@ from ggpzoo.engine.rng import stream
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.spec import ROLE, STEP
 
-__all__ = ["VectorGames", "StepResult", "play"]
+__all__ = ["VectorGames", "StepResult", "play_games", "play"]
 
 # ----------------------------------------------------------------------------- one game
 @njit(cache=True)
@@ -313,7 +313,7 @@ class VectorGames:
         return results
 
 
-def play(name: str, num_games: int, white: str = "random", black: str = "random", seed: int = 0):
+def play_games(name: str, num_games: int, white: str = "random", black: str = "random", seed: int = 0):
     """Play ``num_games`` whole games of ``name`` in parallel with built-in policies.
 
     Returns ``(goals, lengths)``: int64 ``(num_games, 2)`` final goals (white, black) and the
@@ -338,3 +338,6 @@ def _seed(seed) -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
     return int(seed)
+
+
+play = play_games  # its name before 0.3.0

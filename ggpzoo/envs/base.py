@@ -41,7 +41,7 @@ A game is two pieces:
 
 :class:`GGPEnv` does everything the games share: spaces, reset, dead steps, legality
 checks with a clear ``ValueError``, rewards from goals at the end, goals in ``infos``,
-the opt-in ``max_steps`` truncation, and the rendering (text, image, window: :mod:`ggpzoo.render`).
+the opt-in ``max_steps`` truncation, and the rendering (text, image, window: :mod:`ggpzoo.envs.render`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from numba import njit
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ggpzoo import render as _render
+from ggpzoo.envs import render as _render
 from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError, read_cells
 from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 
@@ -156,7 +156,7 @@ class GGPEnv(AECEnv, EzPickle):
     Args:
         render_mode: ``None``; ``"ansi"`` (text); ``"rgb_array"`` (a numpy image); or
             ``"human"`` (a pygame window, redrawn after every reset and step; needs the
-            ``render`` extra). See :mod:`ggpzoo.render`.
+            ``render`` extra). See :mod:`ggpzoo.envs.render`.
         max_steps: if given, a game still running after this many actions ends by
             truncation (not termination). ``None`` (the default) plays the rules as written.
     """
@@ -528,7 +528,7 @@ class GGPEnv(AECEnv, EzPickle):
 
     def board_image(self, cell_px: int | None = None) -> np.ndarray:
         """The board as an ``uint8 (rows, columns, 3)`` RGB image (what ``"rgb_array"`` renders),
-        cells ``cell_px`` pixels wide (default :data:`ggpzoo.render.CELL_PX`)."""
+        cells ``cell_px`` pixels wide (default :data:`ggpzoo.envs.render.CELL_PX`)."""
         k = self.kernel
         to_move = int(self._aux[ROLE]) if self._n_legal else None  # no dot once the game is over
         return _render.board_image(

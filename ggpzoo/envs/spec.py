@@ -60,7 +60,7 @@ class GameSpec:
         reach_planes: ``fn(board, role, out)`` filling two extra planes (the cells each
             side reaches); None if the game has none.
         references: other implementations of the same or a similar game, for the
-            benchmark (:mod:`ggpzoo.bench`): ``"openspiel"`` an OpenSpiel game timed through
+            benchmark (:mod:`ggpzoo.tools.bench`): ``"openspiel"`` an OpenSpiel game timed through
             ``rl_environment`` and ``"pyspiel"`` one timed through its C++ state API, each
             ``(game, params, actions per turn)``; ``"chess"`` a PettingZoo classic env name.
     """

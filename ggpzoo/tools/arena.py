@@ -1,0 +1,338 @@
+"""Agents against agents: single games, round-robin tournaments, score intervals and Elo.
+
+* :func:`play_game` - one game between two agents on a raw env, as a :class:`GameRecord`.
+* :func:`round_robin` - every pair of agents plays ``games`` games, colours alternating
+  (white in the even games is the first of the pair), as an :class:`ArenaResult`: a
+  table of wins, draws and losses with Wilson score intervals, and Elo ratings.
+* :func:`elo_ratings` - maximum-likelihood Elo (Bradley-Terry) with standard errors.
+* :func:`wilson` - the Wilson score interval of a proportion.
+
+A game's result is the env's: the role with the higher goal at the end wins (a score of
+1, the other 0), equal goals draw (0.5 each); a game cut by ``max_steps`` is a draw.
+
+    from ggpzoo.agents import make_agent
+    from ggpzoo.tools.arena import round_robin
+    agents = [make_agent(s, "skirmish_v0", seed=i) for i, s in enumerate(["random", "greedy", "mcts:200"])]
+    result = round_robin("skirmish_v0", agents, games=20)
+    print(result.table())
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ggpzoo.tools._progress import Progress
+from ggpzoo.agents.base import Agent
+from ggpzoo.envs import load
+
+__all__ = ["GameRecord", "ArenaResult", "ArenaError", "play_game", "round_robin", "elo_ratings", "wilson"]
+
+ELO_METHOD = (
+    "maximum likelihood (Bradley-Terry: P(win) = 1 / (1 + 10^(-diff/400)), a draw is half a win), "
+    "with one virtual draw per pair as a prior so that perfect scores stay finite"
+)
+
+
+class ArenaError(RuntimeError):
+    """An agent broke the game (e.g. played an illegal action)."""
+
+
+@dataclass
+class GameRecord:
+    """One finished game."""
+
+    white: str
+    black: str
+    goals: tuple[int, int]  # the final goals, white's and black's
+    score: float  # white's: 1 win, 0.5 draw, 0 loss
+    length: int  # actions played
+    truncated: bool  # cut by max_steps (scored as a draw)
+    seconds: float
+    actions: list[int] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
+
+
+def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = None, on_move=None) -> GameRecord:
+    """Play one game of ``env`` (an env name or a ggpzoo raw env) from the start.
+
+    ``seeds`` reseed the two agents first (``agent.reset(seed)``), so that the game can be
+    played again; ``on_move(env, action)`` is called after every action. Raises
+    :class:`ArenaError` if an agent plays an illegal action.
+    """
+    env = load(env).raw_env() if isinstance(env, str) else env.unwrapped
+    env.reset()
+    players = {"white": white, "black": black}
+    for i, agent in enumerate((white, black)):
+        agent.reset(None if seeds is None else int(seeds[i]))
+    actions, moves = [], []
+    start = time.perf_counter()
+    while not env.is_game_over():
+        mover = env.agent_selection
+        agent = players[mover]
+        action = agent.act(env)
+        try:
+            env.step(action)
+        except ValueError as e:
+            raise ArenaError(f"{agent.name} (playing {mover}) broke the rules: {e}") from None
+        actions.append(int(action))
+        moves.append(env.action_to_string(int(action)))
+        if on_move is not None:
+            on_move(env, action)
+    reward = env.rewards["white"]
+    return GameRecord(
+        white=white.name,
+        black=black.name,
+        goals=(int(env.infos["white"]["goal"]), int(env.infos["black"]["goal"])),
+        score=(reward + 1.0) / 2.0,
+        length=len(actions),
+        truncated=env.outcome().termination == "max_steps",
+        seconds=time.perf_counter() - start,
+        actions=actions,
+        moves=moves,
+    )
+
+
+# ----------------------------------------------------------------------------- statistics
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``score / n`` (draws count as half a win).
+
+    >>> [round(v, 4) for v in wilson(8, 10)]
+    [0.4902, 0.9433]
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    p = score / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p) / n + z2 / (4 * n * n), 0.0)) / denom
+    return max(centre - half, 0.0), min(centre + half, 1.0)
+
+
+def elo_ratings(scores: np.ndarray, games: np.ndarray, anchor: int = 0, prior: float = 1.0):
+    """Maximum-likelihood Elo ratings and their standard errors.
+
+    Args:
+        scores: ``scores[i, j]`` is what agent i scored against j (a win 1, a draw 0.5).
+        games: ``games[i, j]``, the games i and j played (symmetric).
+        anchor: the agent rated 0; the others are relative to it.
+        prior: virtual draws added to every pair that played (as BayesElo's prior), so
+            that a pair with a perfect score has a finite difference.
+
+    The Bradley-Terry model ``P(i beats j) = 1 / (1 + 10^((R_j - R_i) / 400))`` is fitted by
+    Hunter's MM iterations; standard errors come from the inverse Fisher information
+    with the anchor fixed. Returns ``(ratings, errors)``, float arrays (error 0 for the anchor).
+
+    >>> r, se = elo_ratings(np.array([[0, 7.5], [2.5, 0]]), np.array([[0, 10], [10, 0]]), prior=0)
+    >>> round(float(r[1]), 1)  # 75% for the anchor: the other is 191 points below
+    -190.8
+    """
+    scores = np.asarray(scores, float)
+    games = np.asarray(games, float)
+    n = len(games)
+    played = games > 0
+    w = scores + prior / 2 * played
+    m = games + prior * played
+    total = w.sum(axis=1)
+    gamma = np.ones(n)
+    for _ in range(10_000):
+        denom = (m / (gamma[:, None] + gamma[None, :])).sum(axis=1)
+        new = np.where(denom > 0, total / np.where(denom > 0, denom, 1), 1.0)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.mean(np.log(new)))
+        done = np.max(np.abs(np.log(new) - np.log(gamma))) < 1e-12
+        gamma = new
+        if done:
+            break
+    theta = np.log(gamma)
+    scale = 400 / math.log(10)
+    ratings = (theta - theta[anchor]) * scale
+    p = gamma[:, None] / (gamma[:, None] + gamma[None, :])
+    info = m * p * (1 - p)
+    fisher = np.diag(info.sum(axis=1)) - info
+    keep = [i for i in range(n) if i != anchor]
+    errors = np.zeros(n)
+    if keep:
+        try:
+            cov = np.linalg.inv(fisher[np.ix_(keep, keep)])
+            errors[keep] = np.sqrt(np.maximum(np.diag(cov), 0)) * scale
+        except np.linalg.LinAlgError:  # an agent with no games: unrated
+            errors[keep] = np.inf
+    return ratings, errors
+
+
+# ----------------------------------------------------------------------------- tournaments
+@dataclass
+class ArenaResult:
+    """The games of a round robin, with its table and ratings."""
+
+    env: str
+    agents: list[str]
+    games_per_pair: int
+    seed: int
+    games: list[GameRecord]
+    anchor: int = 0
+
+    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(wins, draws, losses, games)``, each ``[i, j]`` for agent i against agent j."""
+        index = {name: i for i, name in enumerate(self.agents)}
+        n = len(self.agents)
+        wins, draws, losses = (np.zeros((n, n), int) for _ in range(3))
+        for g in self.games:
+            i, j = index[g.white], index[g.black]
+            if g.score == 1:
+                wins[i, j] += 1
+                losses[j, i] += 1
+            elif g.score == 0:
+                wins[j, i] += 1
+                losses[i, j] += 1
+            else:
+                draws[i, j] += 1
+                draws[j, i] += 1
+        return wins, draws, losses, wins + draws + losses
+
+    def standings(self) -> list[dict]:
+        """One dict per agent, in the given order: games, wins, draws, losses, score, its
+        95% Wilson interval, Elo and the Elo's 95% margin (1.96 standard errors)."""
+        wins, draws, losses, games = self.matrix()
+        ratings, errors = elo_ratings(wins + 0.5 * draws, games, anchor=self.anchor)
+        rows = []
+        for i, name in enumerate(self.agents):
+            n = int(games[i].sum())
+            s = wins[i].sum() + 0.5 * draws[i].sum()
+            lo, hi = wilson(s, n)
+            rows.append({
+                "agent": name,
+                "games": n,
+                "wins": int(wins[i].sum()),
+                "draws": int(draws[i].sum()),
+                "losses": int(losses[i].sum()),
+                "score": s / n if n else float("nan"),
+                "score_low": lo,
+                "score_high": hi,
+                "elo": float(ratings[i]),
+                "elo_margin": float(1.96 * errors[i]),
+            })
+        return rows
+
+    def pairs(self) -> list[dict]:
+        """One dict per pair ``(a, b)``: a's wins, draws, losses against b, a's score and its interval."""
+        wins, draws, losses, games = self.matrix()
+        rows = []
+        for i in range(len(self.agents)):
+            for j in range(i + 1, len(self.agents)):
+                n = int(games[i, j])
+                s = wins[i, j] + 0.5 * draws[i, j]
+                lo, hi = wilson(s, n)
+                rows.append({
+                    "agent": self.agents[i], "opponent": self.agents[j], "games": n,
+                    "wins": int(wins[i, j]), "draws": int(draws[i, j]), "losses": int(losses[i, j]),
+                    "score": s / n if n else float("nan"), "score_low": lo, "score_high": hi,
+                })
+        return rows
+
+    def table(self) -> str:
+        """The standings and the pairs as text."""
+        rows = self.standings()
+        order = sorted(range(len(rows)), key=lambda i: -rows[i]["elo"])
+        width = max(8, *(len(a) for a in self.agents))
+        lines = [
+            f"{self.env}: {len(self.agents)} agents, {self.games_per_pair} games per pair "
+            f"(colours alternate), {len(self.games)} games, seed {self.seed}",
+            "",
+            f"rank  {'agent':<{width}}    Elo   ±95%  games     W     D     L   score  95% CI",
+        ]
+        for rank, i in enumerate(order, 1):
+            r = rows[i]
+            margin = "anchor" if i == self.anchor else f"{r['elo_margin']:.0f}"
+            lines.append(
+                f"{rank:>4}  {r['agent']:<{width}} {r['elo']:>+6.0f} {margin:>6} {r['games']:>6} {r['wins']:>5} "
+                f"{r['draws']:>5} {r['losses']:>5}  {100 * r['score']:5.1f}%  "
+                f"[{100 * r['score_low']:.1f}, {100 * r['score_high']:.1f}]"
+            )
+        lines += ["", f"{'pair':<{2 * width + 4}}   W-D-L    score  95% CI (first agent's score)"]
+        for p in self.pairs():
+            pair = f"{p['agent']} vs {p['opponent']}"
+            wdl = f"{p['wins']}-{p['draws']}-{p['losses']}"
+            lines.append(
+                f"{pair:<{2 * width + 4}} {wdl:>8}  {100 * p['score']:5.1f}%  "
+                f"[{100 * p['score_low']:.1f}, {100 * p['score_high']:.1f}]"
+            )
+        lines += ["", f"Elo: {ELO_METHOD}; {self.agents[self.anchor]} = 0."]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "env": self.env,
+            "agents": self.agents,
+            "games_per_pair": self.games_per_pair,
+            "seed": self.seed,
+            "elo_method": ELO_METHOD,
+            "anchor": self.agents[self.anchor],
+            "standings": self.standings(),
+            "pairs": self.pairs(),
+            "games": [asdict(g) | {"goals": list(g.goals)} for g in self.games],
+        }
+
+    def write_json(self, path: str) -> None:
+        """Everything: standings, pairs, Elo, and every game with its actions."""
+        with open(path, "w") as f:
+            json.dump(self.to_dict(), f, indent=1)
+
+    def write_csv(self, path: str) -> None:
+        """One row per game: white, black, goals, white's score, length, truncated, seconds."""
+        with open(path, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["game", "white", "black", "white_goal", "black_goal", "white_score", "length",
+                          "truncated", "seconds"])
+            for k, g in enumerate(self.games):
+                out.writerow([k, g.white, g.black, g.goals[0], g.goals[1], g.score, g.length,
+                              int(g.truncated), f"{g.seconds:.4f}"])
+
+
+def round_robin(
+    env_name: str,
+    agents: Sequence[Agent],
+    games: int,
+    seed: int = 0,
+    max_steps: int | None = None,
+    anchor: int = 0,
+    progress: bool | None = None,
+) -> ArenaResult:
+    """Every pair of ``agents`` plays ``games`` games of ``env_name``, colours alternating.
+
+    Agent names must differ (they key the table). Each game reseeds both agents from
+    ``(seed, pair, game)``, so a tournament with simulation budgets is reproducible.
+    ``progress``: draw a progress bar on stderr (default: when stderr is a terminal).
+    """
+    names = [a.name for a in agents]
+    if len(agents) < 2:
+        raise ValueError(f"an arena needs at least two agents, got {names}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must differ, got {names}")
+    if isinstance(games, bool) or int(games) != games or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if not 0 <= anchor < len(agents):
+        raise ValueError(f"anchor must index an agent (0..{len(agents) - 1}), got {anchor}")
+    env = load(env_name).raw_env(max_steps=max_steps)
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    records = []
+    bar = Progress(len(pairs) * games, f"arena {env_name}", enabled=progress)
+    with bar:
+        for p, (i, j) in enumerate(pairs):
+            score = 0.0
+            for g in range(games):
+                white, black = (i, j) if g % 2 == 0 else (j, i)
+                seeds = np.random.SeedSequence([seed, p, g]).generate_state(2)
+                record = play_game(env, agents[white], agents[black], seeds=(int(seeds[0]), int(seeds[1])))
+                records.append(record)
+                score += record.score if white == i else 1 - record.score
+                bar.update(1, f"{names[i]} vs {names[j]}: {score:g}/{g + 1}")
+    return ArenaResult(env_name, names, int(games), seed, records, anchor)

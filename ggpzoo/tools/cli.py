@@ -1,0 +1,289 @@
+"""The command line: ``python -m ggpzoo {list,bench,arena,replay,play}``.
+
+Every subcommand has ``--help``. Errors are one line on stderr (``ggpzoo arena: error:
+...``), never a traceback: exit status 2 for a bad command line, 1 for anything else
+that went wrong. Long work draws a progress bar on stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from ggpzoo.envs import ENVS, load, registry_id
+
+__all__ = ["main"]
+
+DESCRIPTION = "ggpzoo: PettingZoo environments for two-player General Game Playing board games."
+_E = list(ENVS)  # the examples name registered games, whichever they are
+EPILOG = f"""examples:
+  python -m ggpzoo list
+  python -m ggpzoo bench --env {_E[0]} --seconds 5
+  python -m ggpzoo arena --env {_E[2 % len(_E)]} --agents random,greedy,mcts:200 --games 20
+  python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
+  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
+
+
+class CLIError(Exception):
+    """A problem to report in one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    return value
+
+
+def _env_name(text: str) -> str:
+    if text not in ENVS:
+        raise argparse.ArgumentTypeError(f"unknown env {text!r}; choose from {', '.join(ENVS)}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ggpzoo.agents.spec import SPEC_HELP
+
+    parser = _Parser(prog="python -m ggpzoo", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play}", parser_class=_Parser)
+
+    sub.add_parser("list", help="list the environments and the agents",
+                   description="List the environments and the agent specs.")
+
+    sub.add_parser(
+        "bench", help="self-play speed of the envs (python -m ggpzoo.tools.bench)", add_help=False,
+        description="Self-play throughput; see python -m ggpzoo bench --help.",
+    )
+
+    arena = sub.add_parser(
+        "arena", help="round-robin tournament: W/D/L table with intervals, Elo",
+        description=(
+            "Every pair of agents plays --games games, colours alternating. Prints each agent's wins, draws "
+            "and losses with a 95% Wilson interval on its score, maximum-likelihood Elo ratings with 95% "
+            "margins, and each pair's result."
+        ),
+    )
+    arena.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
+    arena.add_argument("--games", type=_positive_int, default=10,
+                       help="games per pair (default 10; an even number keeps colours balanced)")
+    arena.add_argument("--seed", type=int, default=0, help="seeds every game (default 0)")
+    arena.add_argument("--max-steps", type=_positive_int, default=None,
+                       help="cut games after this many actions (scored a draw)")
+    arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
+    arena.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
+    arena.add_argument("--json", metavar="PATH", help="write standings, pairs, Elo and every game's actions as JSON")
+    arena.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    replay = sub.add_parser(
+        "replay", help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
+        description=(
+            "Play a game between two agents, or load one (a JSON move list, or a game of an arena JSON file), "
+            "then write it as an animated GIF (--out game.gif), a picture of the final position "
+            "(--out board.png) and/or a JSON move list (--save game.json)."
+        ),
+    )
+    replay.add_argument("--env", type=_env_name, help="the env to play (not needed with --load)")
+    replay.add_argument("--load", metavar="PATH", help="a game JSON file (or an arena --json file) to replay")
+    replay.add_argument("--index", type=int, default=None, help="with an arena JSON file: which game (default 0)")
+    replay.add_argument("--white", default="random", help=f"white's agent when playing (default random): {SPEC_HELP}")
+    replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
+    replay.add_argument("--seed", type=int, default=0, help="seeds the agents (default 0)")
+    replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
+    replay.add_argument("--out", metavar="PATH",
+                        help="write the game as an animated .gif, or its final position as a .png")
+    replay.add_argument("--save", metavar="PATH", help="write the game as a JSON move list")
+    replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2)")
+    replay.add_argument("--cell-px", type=int, default=None, help="cell size in pixels (default 48)")
+    replay.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    play = sub.add_parser(
+        "play", help="play against an agent in the terminal",
+        description="Play a game in the terminal against an agent. Type moves as cells (4,1 4,5 or a1 b2); "
+                    "'help', 'moves', 'undo', 'quit' also work.",
+    )
+    play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    play.add_argument("--opponent", default="mcts",
+                      help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}")
+    play.add_argument("--color", choices=("white", "black"), default="white",
+                      help="your side (default white; white moves first)")
+    play.add_argument("--seed", type=int, default=None, help="seeds the opponent")
+    return parser
+
+
+# ----------------------------------------------------------------------------- subcommands
+def _list(args) -> int:
+    from ggpzoo.agents.spec import SPEC_HELP
+
+    print(f"{'env':<21} {'registry id':<28} {'actions':>8}  {'observation':<22} game")
+    for name in ENVS:
+        raw = load(name).raw_env
+        k = raw.kernel
+        obs = f"({k.H}, {k.W}, {raw.num_planes}) {np.dtype(raw.obs_dtype).name}"
+        doc = (raw.__doc__ or "").strip().splitlines()[0]
+        print(f"{name:<21} {registry_id(name):<28} {raw.num_actions:>8}  {obs:<22} {doc}")
+    print(f"\nagents: {SPEC_HELP}")
+    return 0
+
+
+def _make_agents(specs: list[str], env: str, seed: int | None):
+    from ggpzoo.agents import make_agent
+
+    agents = []
+    for i, spec in enumerate(specs):
+        agents.append(make_agent(spec, env, seed=None if seed is None else seed + 1000 * i))
+    return agents
+
+
+def _arena(args) -> int:
+    from ggpzoo.tools.arena import round_robin
+
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if len(specs) < 2:
+        raise CLIError(f"--agents needs at least two agents, got {specs}")
+    if len(set(specs)) != len(specs):
+        raise CLIError(f"--agents names an agent twice: {args.agents!r}")
+    anchor = 0
+    if args.anchor is not None:
+        if args.anchor not in specs:
+            raise CLIError(f"--anchor {args.anchor!r} is none of the agents {specs}")
+        anchor = specs.index(args.anchor)
+    for path in (args.csv, args.json):
+        _check_writable(path)
+    agents = _make_agents(specs, args.env, args.seed)
+    progress = False if args.no_progress else None
+    result = round_robin(args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps,
+                         anchor=anchor, progress=progress)
+    print(result.table())
+    if args.csv:
+        result.write_csv(args.csv)
+        print(f"wrote {args.csv}")
+    if args.json:
+        result.write_json(args.json)
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _check_writable(path: str | None) -> None:
+    """Fail now, not after an hour of games, if ``path`` cannot be written."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CLIError(f"cannot write {path}: no folder {folder}")
+    if os.path.isdir(path):
+        raise CLIError(f"cannot write {path}: it is a folder")
+
+
+def _replay(args) -> int:
+    from ggpzoo.tools import replay as R
+    from ggpzoo.tools._progress import Progress
+
+    if args.out and not args.out.lower().endswith((".gif", ".png")):
+        raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
+    if args.cell_px is not None and args.cell_px < 16:
+        raise CLIError(f"--cell-px must be at least 16, got {args.cell_px}")
+    for path in (args.out, args.save):
+        _check_writable(path)
+    show = False if args.no_progress else None
+    if args.load:
+        if not os.path.isfile(args.load):
+            raise CLIError(f"no such game file: {args.load}")
+        game = R.load_game(args.load, args.index)
+        if args.env and args.env != game["env"]:
+            raise CLIError(f"--env {args.env} but {args.load} is a game of {game['env']}")
+    else:
+        if not args.env:
+            raise CLIError("give --env to play a game, or --load a game file")
+        white, black = _make_agents([args.white, args.black], args.env, args.seed)
+        with Progress(None, f"playing {white.name} vs {black.name}", enabled=show) as bar:
+            game = R.record_game(args.env, white, black, seed=args.seed, max_steps=args.max_steps,
+                                 on_move=lambda env, a: bar.update(1, "actions"))
+    gw, gb = game["goals"]
+    if game["over"]:
+        result = "white wins" if gw > gb else "black wins" if gb > gw else "a draw"
+    else:
+        result = "cut before the end"
+    who = f"{game.get('white', 'white')} (white) vs {game.get('black', 'black')} (black)"
+    print(f"{game['env']}: {who}, {len(game['actions'])} actions, goals {gw}-{gb}: {result}")
+    if args.save:
+        R.save_game(game, args.save)
+        print(f"wrote {args.save}")
+    if args.out:
+        if args.out.lower().endswith(".png"):
+            R.write_png(R.final_image(game, args.cell_px), args.out)
+        else:
+            with Progress(len(game["actions"]), "drawing", enabled=show) as bar:
+                frames = R.positions(game, args.cell_px, on_frame=bar.update)
+            R.write_gif(frames, args.out, fps=args.fps)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _play(args) -> int:
+    from ggpzoo.tools.terminal import play_terminal
+
+    (opponent,) = _make_agents([args.opponent], args.env, args.seed)
+    return play_terminal(args.env, opponent, human=args.color)
+
+
+COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "bench":  # its own parser and --help
+        from ggpzoo.tools import bench
+
+        return bench.main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the promised one-line error
+        if not _expected(e):
+            raise
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
+        return 1
+
+
+def _expected(e: Exception) -> bool:
+    """Errors of the user's input or environment, reported in one line (the rest are bugs)."""
+    from gymnasium.error import DependencyNotInstalled
+
+    from ggpzoo.tools.arena import ArenaError
+
+    return isinstance(e, (CLIError, ValueError, OSError, ImportError, ArenaError, DependencyNotInstalled))
+

@@ -1,0 +1,182 @@
+"""Games as small JSON move lists, and pictures of them: an animated GIF or a PNG.
+
+A game file is a JSON object::
+
+    {"env": "skirmish_v0", "white": "random", "black": "mcts:200",
+     "actions": [12, 345, ...],                     # action ids, or instead:
+     "moves": ["(5,2)->(5,4)", "e7 e5", ...],       # moves as python -m ggpzoo play reads them
+     "goals": [6, 12]}                              # written by save_game; not needed to load
+
+Only ``env`` and ``actions`` (or ``moves``) are needed. An arena JSON file
+(``python -m ggpzoo arena --json``) also loads: pick its game with ``index``.
+
+* :func:`record_game` - play a game between two agents, as a game dict.
+* :func:`load_game` / :func:`save_game` - read (checking every move) and write game files.
+* :func:`positions` / :func:`final_image` - the images of every position of a game, or of its last.
+* :func:`write_gif` / :func:`write_png` - write them (needs Pillow: the ``render`` extra).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ggpzoo.agents.base import Agent
+from ggpzoo.envs import ENVS, load
+from ggpzoo.envs.notation import MoveError
+
+__all__ = ["record_game", "load_game", "save_game", "check_game", "positions", "final_image", "write_gif", "write_png"]
+
+
+def record_game(env_name: str, white: Agent, black: Agent, seed: int = 0, max_steps: int | None = None,
+                on_move=None) -> dict:
+    """Play one game of ``env_name`` between ``white`` and ``black``; return it as a game dict.
+
+    ``on_move(env, action)`` is called after every action (e.g. to show progress).
+    """
+    from ggpzoo.tools.arena import play_game
+
+    seeds = np.random.SeedSequence([seed]).generate_state(2)
+    env = load(env_name).raw_env(max_steps=max_steps)
+    rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=on_move)
+    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": rec.moves}
+    return game | _result(env)
+
+
+def _result(env) -> dict:
+    """The final ``goals`` and ``over`` (the game ended by the rules, not cut short) of ``env``."""
+    outcome = env.outcome()
+    goals = [env.infos["white"]["goal"], env.infos["black"]["goal"]]
+    return {"goals": goals, "over": outcome is not None and outcome.termination == "rules"}
+
+
+def check_game(data: dict, where: str = "the game") -> dict:
+    """A game dict with its ``actions`` checked legal move by move (``moves`` are parsed),
+    in one pass: each move is checked, written as text and played.
+
+    Raises ValueError naming the first bad move and why.
+    """
+    if not isinstance(data, dict) or "env" not in data:
+        raise ValueError(f"{where} is not a game: a JSON object with 'env' and 'actions' (or 'moves')")
+    name = data["env"]
+    if not isinstance(name, str) or name not in ENVS:
+        raise ValueError(f"{where}: unknown environment {name!r}; known: {', '.join(ENVS)}")
+    env = load(name).raw_env()
+    env.reset()
+    if "actions" in data:
+        items, kind = data["actions"], "actions"
+    elif "moves" in data:
+        items, kind = data["moves"], "moves"
+    else:
+        raise ValueError(f"{where} has neither 'actions' nor 'moves'")
+    if not isinstance(items, list):
+        raise ValueError(f"{where}: '{kind}' must be a list")
+    actions, moves = [], []
+    for k, item in enumerate(items, 1):
+        if env.is_game_over():
+            raise ValueError(f"{where}: the game is over after move {k - 1}, but {len(items)} {kind} are given")
+        try:
+            if kind == "actions":
+                if isinstance(item, bool) or not isinstance(item, int):
+                    raise MoveError(f"{item!r} is not an action id (an integer)")
+                if not 0 <= item < env.num_actions:
+                    raise MoveError(f"{item} is out of range: action ids are 0..{env.num_actions - 1}")
+                reason = env.explain_illegal(item)
+                if reason is not None:
+                    raise MoveError(f"{env.action_to_string(item)} is illegal: {reason}")
+                chosen = [item]
+            else:
+                chosen = env.parse_move(str(item))
+        except MoveError as e:
+            raise ValueError(f"{where}: move {k} ({item!r}): {e}") from None
+        for a in chosen:
+            moves.append(env.action_to_string(a))
+            env.step(a)
+            actions.append(int(a))
+    return data | {"actions": actions, "moves": moves} | _result(env)
+
+
+def load_game(path: str, index: int | None = None) -> dict:
+    """Read a game file (or game ``index`` of an arena JSON file) and check its moves."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not valid JSON: {e}") from None
+    if isinstance(data, dict) and isinstance(data.get("games"), list):
+        games = data["games"]
+        i = 0 if index is None else index
+        if not -len(games) <= i < len(games):
+            raise ValueError(f"{path} holds {len(games)} games; there is no game {i}")
+        data = {"env": data.get("env")} | games[i]
+        where = f"{path} game {i}"
+    elif index is not None:
+        raise ValueError(f"{path} holds one game, not a list of games to index")
+    else:
+        where = path
+    return check_game(data, where)
+
+
+def save_game(game: dict, path: str) -> None:
+    """Write a game dict as JSON (``env``, the players, ``actions``, ``moves``, ``goals``)."""
+    keep = {k: game[k] for k in ("env", "white", "black", "actions", "moves", "goals") if k in game}
+    with open(path, "w") as f:
+        json.dump(keep, f, indent=1)
+        f.write("\n")
+
+
+def positions(game: dict, cell_px: int | None = None, on_frame=None) -> list[np.ndarray]:
+    """The board image of every position of ``game``: the start, then after each action.
+
+    ``on_frame()`` is called after each image (e.g. to show progress).
+    """
+    env = load(game["env"]).raw_env(render_mode="rgb_array")
+    env.reset()
+    frames = [env.board_image(cell_px)]
+    for a in game["actions"]:
+        env.step(a)
+        frames.append(env.board_image(cell_px))
+        if on_frame is not None:
+            on_frame()
+    return frames
+
+
+def final_image(game: dict, cell_px: int | None = None) -> np.ndarray:
+    """The board image of the last position of ``game``."""
+    env = load(game["env"]).raw_env(render_mode="rgb_array")
+    env.reset()
+    for a in game["actions"]:
+        env.step(a)
+    return env.board_image(cell_px)
+
+
+def _pillow():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("writing images needs Pillow: pip install 'ggpzoo[render]'") from None
+    return Image
+
+
+def write_gif(frames: list[np.ndarray], path: str, fps: float = 2.0, hold_last: float = 3.0) -> None:
+    """An animated GIF of ``frames``, ``fps`` frames a second, looping; the last one shown
+    ``hold_last`` times as long. One palette for all frames, so colours do not flicker."""
+    Image = _pillow()
+    if not frames:
+        raise ValueError("no frames to write")
+    if not fps > 0:
+        raise ValueError(f"fps must be positive, got {fps}")
+    picks = sorted({0, len(frames) // 2, len(frames) - 1})
+    sample = Image.fromarray(np.concatenate([frames[i] for i in picks], axis=0))
+    palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    images = [Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
+    ms = max(int(round(1000 / fps)), 20)
+    durations = [ms] * len(images)
+    durations[-1] = int(ms * hold_last)
+    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=False)
+
+
+def write_png(image: np.ndarray, path: str) -> None:
+    """``image`` (``uint8 (rows, columns, 3)``) as a PNG file."""
+    _pillow().fromarray(image).save(path)
