@@ -85,7 +85,7 @@ def test_specs_are_frozen():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_dispatcher_matches_the_direct_kernel_call(name):
     s = spec(name)
-    k, game = s.kernel, s.kernel_id
+    k, game = s.kernel, dispatch.kernel_id(s.kernel)
     assert dispatch.KERNELS[game] is k
     board, aux = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
     dispatch.init(game, board, aux, s.variant)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ggpzoo.envs.base import VARIANT
+from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
 
 __all__ = ["Agent"]
@@ -60,7 +61,7 @@ class _StateAgent(Agent):
     def __init__(self, env_name: str, seed: int | None = None):
         self.env_name = env_name
         self.spec = spec(env_name)
-        self.game = self.spec.kernel_id
+        self.game = kernel_id(self.spec.kernel)
         self.kernel = self.spec.kernel
         self.variant = self.spec.variant
         self.rng = np.random.default_rng(seed)

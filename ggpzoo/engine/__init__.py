@@ -1,7 +1,7 @@
 """The engine: the kernel dispatch, batched games and the numba helpers, below everything else.
 
 * :mod:`ggpzoo.engine.dispatch` - every rules kernel behind one numba function per
-  protocol call, switching on a spec's ``kernel_id``.
+  protocol call, switching on a kernel id (:func:`~ggpzoo.engine.dispatch.kernel_id`).
 * :mod:`ggpzoo.engine.batch` - :class:`VectorGames` (N games stepped together on every
   core) and :func:`play_games` (whole games without Python in the loop).
 * :mod:`ggpzoo.engine.policies` - random and greedy choices inside numba.

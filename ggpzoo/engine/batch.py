@@ -31,6 +31,7 @@ from ggpzoo.engine.dispatch import apply as _apply
 from ggpzoo.engine.dispatch import goals as _goals
 from ggpzoo.engine.dispatch import init as _init
 from ggpzoo.engine.dispatch import is_terminal as _is_terminal
+from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.engine.dispatch import legal_actions as _legal_actions
 from ggpzoo.engine.dispatch import observe as _observe
 from ggpzoo.engine.policies import greedy_choice
@@ -182,7 +183,7 @@ class VectorGames:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         self.name = name
-        self.game = sp.kernel_id
+        self.game = kernel_id(sp.kernel)
         self.kernel, self.variant, self.num_actions = sp.kernel, sp.variant, sp.num_actions
         self.observation_shape = sp.obs_shape
         self.obs_dtype = sp.obs_dtype
@@ -329,7 +330,7 @@ def play_games(name: str, num_games: int, white: str = "random", black: str = "r
     goals = np.zeros((num_games, 2), np.int64)
     lengths = np.zeros(num_games, np.int32)
     policies = np.array([POLICIES[white], POLICIES[black]], np.int64)
-    _play_batch(sp.kernel_id, sp.variant, policies, _seed(seed), sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths)
+    _play_batch(kernel_id(sp.kernel), sp.variant, policies, _seed(seed), sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths)
     return goals, lengths
 
 

@@ -3,7 +3,7 @@
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
 ``apply``, ``is_terminal``, ``goals`` and ``observe``, with the kernel protocol of
-:mod:`ggpzoo.envs.base`; ``game`` is a spec's ``kernel_id``. Each is one numba function
+:mod:`ggpzoo.envs.base`; ``game`` is the id of a spec's kernel, :func:`kernel_id`. Each is one numba function
 with one explicit branch per kernel, every kernel a constant, so that it is compiled once
 and cached (kernels passed as arguments or captured in closures are recompiled in every
 process, and numba's cache only notices changes to this file: hence the explicit list). An

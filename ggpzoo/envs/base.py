@@ -344,6 +344,8 @@ class GGPEnv(AECEnv, EzPickle):
 
     def outcome(self) -> Outcome | None:
         """How the game ended (an :class:`Outcome`), or None while it runs."""
+        if not hasattr(self, "infos"):
+            raise RuntimeError("no game yet: call reset() first")
         if not self.is_game_over():
             return None
         white, black = self.possible_agents

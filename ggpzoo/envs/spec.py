@@ -116,13 +116,6 @@ class GameSpec:
         return (self.height, self.width, self.num_planes)
 
     @property
-    def kernel_id(self) -> int:
-        """The id of this game's kernel in the engine's dispatchers (:mod:`ggpzoo.engine`)."""
-        from ggpzoo.engine.dispatch import kernel_id
-
-        return kernel_id(self.kernel)
-
-    @property
     def registry_id(self) -> str:
         """``"amazons_split_v0"`` -> ``"ggpzoo/amazons_split-v0"`` (PettingZoo's registry)."""
         game, _, version = self.name.rpartition("_")
@@ -137,10 +130,6 @@ class GameSpec:
         return board, aux
 
     # ------------------------------------------------------------------ env
-    def env_class(self):
-        """The ``raw_env`` class (imports PettingZoo)."""
-        return importlib.import_module(self.env_module).raw_env
-
     def env_factory(self):
         """The ``env()`` factory (imports PettingZoo)."""
         return importlib.import_module(self.env_module).env
