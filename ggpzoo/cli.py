@@ -8,6 +8,7 @@ that went wrong. Long work draws a progress bar on stderr when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -37,6 +38,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 20 MB a frame
+MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -52,8 +57,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
     return value
 
 
@@ -204,8 +209,8 @@ def _replay(args) -> int:
 
     if args.out and not args.out.lower().endswith((".gif", ".png")):
         raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
-    if args.cell_px is not None and args.cell_px < 16:
-        raise CLIError(f"--cell-px must be at least 16, got {args.cell_px}")
+    if args.cell_px is not None and not 16 <= args.cell_px <= MAX_CELL_PX:
+        raise CLIError(f"--cell-px must be in 16..{MAX_CELL_PX}, got {args.cell_px}")
     for path in (args.out, args.save):
         _check_writable(path)
     show = False if args.no_progress else None
@@ -236,6 +241,12 @@ def _replay(args) -> int:
         if args.out.lower().endswith(".png"):
             R.write_png(R.final_image(game, args.cell_px), args.out)
         else:
+            frame = R.final_image(game, args.cell_px).nbytes
+            if frame * (len(game["actions"]) + 1) > MAX_GIF_BYTES:
+                raise CLIError(
+                    f"a GIF of {len(game['actions']) + 1} frames of {frame / 2**20:.1f} MB would not fit in "
+                    f"{MAX_GIF_BYTES >> 20} MB; use a smaller --cell-px or --out a .png"
+                )
             with Progress(len(game["actions"]), "drawing", enabled=show) as bar:
                 frames = R.positions(game, args.cell_px, on_frame=bar.update)
             R.write_gif(frames, args.out, fps=args.fps)

@@ -2,9 +2,9 @@
 
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
-``apply``, ``is_terminal``, ``goals`` and ``observe``, with the kernel protocol of
-:mod:`ggpzoo.envs.base`. Each is one numba function with every kernel as a constant, so it
-is compiled once and cached (kernels passed as arguments or captured in closures are
+``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel
+protocol of :mod:`ggpzoo.envs.base`; an unknown game id raises ``ValueError``. Each is one
+numba function with every kernel as a constant, so it is compiled once and cached (kernels passed as arguments or captured in closures are
 recompiled in every process).
 """
 
@@ -17,7 +17,9 @@ from ggpzoo.envs.amazons import kernel as amazons
 from ggpzoo.envs.mad_bishops import kernel as mad_bishops
 from ggpzoo.envs.skirmish import kernel as skirmish
 
-__all__ = ["KERNELS", "MAX_LEGAL", "game_of", "init", "legal_actions", "apply", "is_terminal", "goals", "observe"]
+__all__ = [
+    "KERNELS", "MAX_LEGAL", "game_of", "init", "legal_actions", "apply", "is_terminal", "goals", "observe", "check_state",
+]
 
 # One id per kernel family; the dispatchers below switch on it, so that every batched
 # function is one numba function with every kernel as a constant (and can be cached).
@@ -31,8 +33,10 @@ def init(game, board, aux, variant):
         amazons.init(board, aux, variant)
     elif game == 1:
         mad_bishops.init(board, aux, variant)
-    else:
+    elif game == 2:
         skirmish.init(board, aux, variant)
+    else:
+        raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 @njit(cache=True)
@@ -41,7 +45,9 @@ def legal_actions(game, board, aux, out):
         return amazons.legal_actions(board, aux, out)
     if game == 1:
         return mad_bishops.legal_actions(board, aux, out)
-    return skirmish.legal_actions(board, aux, out)
+    if game == 2:
+        return skirmish.legal_actions(board, aux, out)
+    raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 @njit(cache=True)
@@ -50,8 +56,10 @@ def apply(game, board, aux, action):
         amazons.apply(board, aux, action)
     elif game == 1:
         mad_bishops.apply(board, aux, action)
-    else:
+    elif game == 2:
         skirmish.apply(board, aux, action)
+    else:
+        raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 @njit(cache=True)
@@ -60,7 +68,9 @@ def is_terminal(game, board, aux):
         return amazons.is_terminal(board, aux)
     if game == 1:
         return mad_bishops.is_terminal(board, aux)
-    return skirmish.is_terminal(board, aux)
+    if game == 2:
+        return skirmish.is_terminal(board, aux)
+    raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 @njit(cache=True)
@@ -69,7 +79,9 @@ def goals(game, board, aux):
         return amazons.goals(board, aux)
     if game == 1:
         return mad_bishops.goals(board, aux)
-    return skirmish.goals(board, aux)
+    if game == 2:
+        return skirmish.goals(board, aux)
+    raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 @njit(cache=True)
@@ -78,8 +90,23 @@ def observe(game, board, aux, role, out):
         amazons.observe(board, aux, role, out)
     elif game == 1:
         mad_bishops.observe(board, aux, role, out)
-    else:
+    elif game == 2:
         skirmish.observe(board, aux, role, out)
+    else:
+        raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
+
+
+@njit(cache=True)
+def check_state(game, board, aux):
+    """0 when ``(board, aux)`` is a state of kernel ``game`` that it can play, else that
+    kernel's error code (its ``CHECK_MESSAGES``; :mod:`ggpzoo.envs.state_check`)."""
+    if game == 0:
+        return amazons.check_state(board, aux)
+    if game == 1:
+        return mad_bishops.check_state(board, aux)
+    if game == 2:
+        return skirmish.check_state(board, aux)
+    raise ValueError("unknown game id: ggpzoo.kernels.KERNELS has ids 0, 1, 2")
 
 
 def game_of(name: str):

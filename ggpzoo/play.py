@@ -104,8 +104,8 @@ def parse_move(env, text: str) -> list[int]:
     """
     env = env.unwrapped
     text = text.strip()
-    if text.isdigit():  # a raw action id
-        actions = [int(text)]
+    if text.isascii() and text.isdigit():  # a raw action id
+        actions = [int(text) if len(text) <= 18 else env.num_actions]  # no 4,300-digit int() error
         if not 0 <= actions[0] < env.num_actions:
             raise MoveError(f"action id {text} is out of range: ids are 0..{env.num_actions - 1}")
     else:

@@ -21,6 +21,21 @@ def _next(s):
 
 
 @njit(cache=True)
+def _stream(seed, i):
+    """A xorshift64* state for stream ``i`` of ``seed``: splitmix64 of both, never 0.
+
+    Neighbouring streams are independent (a plain ``seed * C + i`` is not: one xorshift
+    step keeps them correlated)."""
+    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(i) * np.uint64(0xD1B54A32D192ED03)
+    for _ in range(2):
+        z += np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z | np.uint64(1)
+
+
+@njit(cache=True)
 def _sample(mask, seed):
     """A random index ``i`` with ``mask[i] != 0`` in a 0/1 mask, or -1 if there is none.
 

@@ -34,7 +34,7 @@ from ggpzoo.kernels import init as _init
 from ggpzoo.kernels import is_terminal as _is_terminal
 from ggpzoo.kernels import legal_actions as _legal_actions
 from ggpzoo.kernels import observe as _observe
-from ggpzoo.utils import _next
+from ggpzoo.utils import _next, _stream
 
 __all__ = ["VectorGames", "StepResult", "play"]
 
@@ -123,8 +123,7 @@ def _policy_batch(game, policy, seed, boards, auxs, legal, n_legal, terminal, ou
         if terminal[i]:
             out[i] = -1
             continue
-        s = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * i + 1)
-        s, _ = _next(s)
+        s = _stream(seed, i)
         if policy == 0:
             s, out[i] = _random_legal(legal[i], n_legal[i], s)
         else:
@@ -139,7 +138,7 @@ def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals
         aux = np.empty(aux_size, np.int32)
         legal = np.empty(max_legal, np.int32)
         goals = np.empty(2, np.int64)
-        s = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
+        s = _stream(seed, g)
         _init(game, board, aux, variant)
         while True:
             over, n = _refresh(game, board, aux, legal, goals)
@@ -156,6 +155,33 @@ def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals
 
 
 # ----------------------------------------------------------------------------- the API
+def _seed(seed) -> int:
+    """``seed`` as an int in 0..2**63 - 1, or a ValueError (no bools, floats or negatives)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer in 0..2**63 - 1, got {seed!r}")
+    return int(seed)
+
+
+def _bool_array(x, n: int) -> np.ndarray:
+    """``x`` as a bool array of shape ``(n,)``: bools, or integers that are all 0 or 1."""
+    a = np.asarray(x)
+    if a.shape != (n,):
+        raise ValueError(f"which must be a bool array of shape ({n},), got shape {a.shape}")
+    if a.dtype != np.bool_ and not (np.issubdtype(a.dtype, np.integer) and np.isin(a, (0, 1)).all()):
+        raise ValueError(f"which must be a bool array of shape ({n},) (or of 0s and 1s), got {a.dtype}")
+    return a.astype(np.bool_)
+
+
+def _roles_array(x, n: int) -> np.ndarray:
+    """``x`` as an int32 array of shape ``(n,)`` of roles 0 and 1, or a ValueError."""
+    a = np.asarray(x)
+    if a.shape != (n,) or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"roles must be an integer array of shape ({n},), got {a.dtype} {a.shape}")
+    if not np.isin(a, (0, 1)).all():
+        raise ValueError(f"roles are 0 (white) or 1 (black), got {a[~np.isin(a, (0, 1))][0]}")
+    return a.astype(np.int32)
+
+
 POLICIES = {"random": 0, "greedy": 1}
 
 
@@ -202,14 +228,18 @@ class VectorGames:
         self._finished = np.zeros(n, np.bool_)
         self._final_goals = np.zeros((n, 2), np.int64)
         self._lengths = np.zeros(n, np.int32)
+        self._started = False  # no game until reset()
+
+    def _require_reset(self) -> None:
+        if not self._started:
+            raise RuntimeError("no games yet: call reset() first")
 
     def reset(self, which: np.ndarray | None = None) -> None:
         """Start every game (or those where the bool array ``which`` is true) anew."""
-        which = np.ones(self.num_games, np.bool_) if which is None else np.asarray(which, np.bool_)
-        if which.shape != (self.num_games,):
-            raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {which.shape}")
+        which = np.ones(self.num_games, np.bool_) if which is None else _bool_array(which, self.num_games)
         _reset_batch(self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal,
                      self.goals, self.terminal)
+        self._started = True
 
     @property
     def to_play(self) -> np.ndarray:
@@ -222,13 +252,15 @@ class VectorGames:
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, num_actions)`` masks of the role in control (all zeros where finished)."""
+        self._require_reset()
         out = np.empty((self.num_games, self.num_actions), np.int8)
         _mask_batch(self.legal, np.where(self.terminal, 0, self.n_legal).astype(np.int32), out)
         return out
 
     def observe(self, roles: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(N, H, W, C)``, each from ``roles[i]``'s side (default: the role to act)."""
-        roles = self.auxs[:, ROLE].copy() if roles is None else np.asarray(roles, np.int32)
+        self._require_reset()
+        roles = self.auxs[:, ROLE].copy() if roles is None else _roles_array(roles, self.num_games)
         out = np.empty((self.num_games, *self.observation_shape), self.obs_dtype)
         _observe_batch(self.game, self.boards, self.auxs, roles, out)
         return out
@@ -243,6 +275,8 @@ class VectorGames:
         return self._policy(1, seed)
 
     def _policy(self, policy: int, seed: int) -> np.ndarray:
+        self._require_reset()
+        seed = _seed(seed)
         out = np.empty(self.num_games, np.int32)
         _policy_batch(self.game, policy, seed, self.boards, self.auxs, self.legal, self.n_legal,
                       self.terminal, out)
@@ -254,6 +288,7 @@ class VectorGames:
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
                              f"got {actions.dtype} {actions.shape}")
+        self._require_reset()
         if self.terminal.all() and not self.auto_reset:
             raise RuntimeError("every game is over; call reset()")
         out_of_range = ~self.terminal & ((actions < 0) | (actions >= self.num_actions))
@@ -293,8 +328,11 @@ def play(name: str, num_games: int, white: str = "random", black: str = "random"
     number of actions of each game. Policies: ``"random"`` or ``"greedy"``
     (:func:`ggpzoo.agents.simple.greedy_action`: one ply, random tie-break).
     """
+    seed = _seed(seed)
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
     for p in (white, black):
-        if p not in POLICIES:
+        if not isinstance(p, str) or p not in POLICIES:
             raise ValueError(f"unknown policy {p!r}; choose from {sorted(POLICIES)}")
     game, raw = _game_of(name)
     k = raw.kernel

@@ -234,10 +234,18 @@ class MCTSAgent(_StateAgent):
         bad = isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1
         if simulations is not None and bad:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
-        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0 and math.isfinite(seconds)):
+        if seconds is not None and (
+            isinstance(seconds, (bool, np.bool_))
+            or not isinstance(seconds, (int, float, np.integer, np.floating))
+            or not (seconds > 0 and math.isfinite(seconds))
+        ):
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        if not c >= 0:
-            raise ValueError(f"c must be non-negative, got {c!r}")
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)) or not (
+            c >= 0 and math.isfinite(c)
+        ):
+            raise ValueError(f"c must be a non-negative finite number, got {c!r}")
+        if isinstance(max_rollout, (bool, np.bool_)) or not isinstance(max_rollout, (int, np.integer)) or max_rollout < 1:
+            raise ValueError(f"max_rollout must be a positive integer, got {max_rollout!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.seconds = None if seconds is None else float(seconds)
         self.c = float(c)
