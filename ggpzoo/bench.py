@@ -270,11 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.env != "all" and args.env not in ENVS:
         parser.error(f"unknown env {args.env!r}; choose from: {', '.join(ENVS)}")
     if not (0 < args.seconds <= MAX_SECONDS):  # also refuses nan and inf, which never end
-        parser.error(f"--seconds must be a number in (0, {MAX_SECONDS}], got {args.seconds}")
+        parser.error(f"--seconds must be positive and at most {MAX_SECONDS:g}, got {args.seconds}")
     if not 0 <= args.seed < 2**63:
         parser.error(f"--seed must be an integer in 0..2**63 - 1, got {args.seed}")
     if not 0 <= args.batched <= MAX_BATCHED:
-        parser.error(f"--batched must be a batch size in 1..{MAX_BATCHED}, got {args.batched}")
+        parser.error(f"--batched must be a positive batch size, at most {MAX_BATCHED}, got {args.batched}")
     names = list(ENVS) if args.env == "all" else [args.env]
     rows = _run_batched(names, args) if args.batched else _run_aec(names, args)
     print(format_table(rows))

@@ -42,7 +42,7 @@ def _array(x, what: str, size: int, dtype, form: str) -> np.ndarray:
     except (ValueError, TypeError) as e:  # ragged lists and the like
         raise ValueError(f"bad state: {what} is not an array of numbers ({e})") from None
     if a.shape != (size,):
-        raise ValueError(f"bad state: state must be {form}; {what} has shape {a.shape}")
+        raise ValueError(f"bad state: state must be {form}: {what} has shape {a.shape}")
     if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
         raise ValueError(f"bad state: {what} must hold integers, got dtype {a.dtype}")
     if np.issubdtype(a.dtype, np.floating):
@@ -86,6 +86,8 @@ def checked_state(state, kernel, variant: int | None = None, name: str | None = 
         raise ValueError(f"a state is a pair (board, aux), e.g. env.unwrapped.get_state(); got {got}")
     cells = kernel.H * kernel.W
     form = f"(board ({cells},), aux ({kernel.AUX_SIZE},))"
+    if name:
+        form = f"{form} (not a {name} state?)"
     board = _array(state[0], "board", cells, np.int8, form)
     aux = _array(state[1], "aux", kernel.AUX_SIZE, np.int32, form)
     problem = state_problem(kernel, board, aux)

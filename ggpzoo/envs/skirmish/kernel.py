@@ -397,10 +397,10 @@ CHECK_MESSAGES = (
     "queens at most the start's plus the pawns gone)",
     "black has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
     "queens at most the start's plus the pawns gone)",
-    "aux[WHITE_CAPTURES] is {d}: white's captures are at least 0 and at most black's pieces gone "
-    "since the start, and white plays every other action from the first",
-    "aux[BLACK_CAPTURES] is {d}: black's captures are at least 0 and at most white's pieces gone "
-    "since the start, and black plays every other action from the second",
+    "aux[WHITE_CAPTURES] is {d}: white's captures are at least 0, at most black's pieces gone "
+    "since the start, and with black's at most aux[STEP] (one capture per action at most)",
+    "aux[BLACK_CAPTURES] is {d}: black's captures are at least 0, at most white's pieces gone "
+    "since the start, and with white's at most aux[STEP] (one capture per action at most)",
     "the board has {d} cells or aux the wrong length: a state is (int8[64], int32[5])",
 )
 
@@ -415,8 +415,10 @@ def check_state_detail(board, aux):
     (it would be a queen) or its own back rank; per side, no more pawns, knights, bishops,
     rooks or kings than the variant's start has, and no more queens than the start's plus
     the pawns gone (promotion); role, variant, the step within the limit; each side's
-    captures between 0 and the opponent's pieces gone, and at most the actions it played
-    in ``aux[STEP]`` actions. Fewer pieces than the start are allowed (hand-drawn positions).
+    captures between 0 and the opponent's pieces gone, and both together at most
+    ``aux[STEP]``. Fewer pieces than the start are allowed (hand-drawn positions). Every
+    condition holds at the start and is kept by every legal action, so play from a state
+    that passes never leads to one that fails.
     """
     if board.shape[0] != N or aux.shape[0] != AUX_SIZE:
         return 13, board.shape[0]
@@ -462,8 +464,8 @@ def check_state_detail(board, aux):
     total = START_COUNT[variant].sum()
     for side in range(2):
         caps = aux[WHITE_CAPTURES + side]
-        moves = (step + 1 - side) // 2  # white plays actions 1, 3, ...; black 2, 4, ...
-        if caps < 0 or caps > total - pieces[1 - side] or caps > moves:
+        # (not by turn parity: drawings may give either role the move at any step)
+        if caps < 0 or caps > total - pieces[1 - side] or np.int64(caps) + aux[BLACK_CAPTURES - side] > step:
             return 11 + side, caps
     return 0, 0
 
