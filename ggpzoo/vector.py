@@ -284,7 +284,10 @@ class VectorGames:
 
     def step(self, actions) -> StepResult:
         """Play ``actions[i]`` in game i; raises ValueError (and changes nothing) on an illegal one."""
-        actions = np.asarray(actions)
+        try:
+            actions = np.asarray(actions)
+        except (OverflowError, TypeError, ValueError):  # ragged lists, ints beyond int64 and uint64
+            actions = np.asarray(None)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
                              f"got {actions.dtype} {actions.shape}")

@@ -304,7 +304,11 @@ class GGPEnv(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def legal_actions(self) -> np.ndarray:
-        """The legal action ids of ``agent_selection``, ascending (empty once the game is over)."""
+        """The legal action ids of ``agent_selection``, ascending (empty once the game is over,
+        also when a wrapper ended it, as PettingZoo's ``TerminateIllegalWrapper`` does)."""
+        agent = self.agent_selection
+        if not self.agents or self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            return self._legal[:0].copy()
         return self._legal[: self._n_legal].copy()
 
     # ------------------------------------------------------------------ actions
