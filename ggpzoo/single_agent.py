@@ -491,6 +491,11 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options and "state" in options:  # checked before anything changes
+            from ggpzoo.envs.state_check import checked_state
+
+            raw = self.aec_env.unwrapped
+            checked_state(options["state"], raw.kernel, raw.variant, raw.metadata["name"])
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0

@@ -326,3 +326,18 @@ def test_loading_a_policy_runs_no_code(tmp_path, monkeypatch):
     (tmp_path / "q.json").write_bytes(b"\xff\xfe")
     with pytest.raises(ValueError):
         load_policy(str(tmp_path / "q.json"))
+
+
+def test_single_agent_reset_checks_the_state_before_anything_changes():
+    from ggpzoo.envs.amazons import kernel as AK
+    from ggpzoo.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("amazons_v0", learner="white", decompose=False)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    before = env.aec_env.unwrapped.get_state()
+    board, aux = AK.new_state()
+    board[:7] = AK.WHITE
+    with pytest.raises(ValueError, match="queens"):
+        env.reset(options={"state": (board, aux)})
+    assert all((x == y).all() for x, y in zip(before, env.aec_env.unwrapped.get_state()))

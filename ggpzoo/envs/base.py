@@ -306,9 +306,10 @@ class GGPEnv(AECEnv, EzPickle):
     def legal_actions(self) -> np.ndarray:
         """The legal action ids of ``agent_selection``, ascending (empty once the game is over,
         also when a wrapper ended it, as PettingZoo's ``TerminateIllegalWrapper`` does)."""
-        agent = self.agent_selection
-        if not self.agents or self.terminations.get(agent, True) or self.truncations.get(agent, True):
-            return self._legal[:0].copy()
+        if self._n_legal:
+            agent = self.agent_selection
+            if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+                return self._legal[:0].copy()
         return self._legal[: self._n_legal].copy()
 
     # ------------------------------------------------------------------ actions
