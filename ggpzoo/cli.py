@@ -52,6 +52,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is not a seed in 0..2**63 - 1")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -95,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
     arena.add_argument("--games", type=_positive_int, default=10,
                        help="games per pair (default 10; an even number keeps colours balanced)")
-    arena.add_argument("--seed", type=int, default=0, help="seeds every game (default 0)")
+    arena.add_argument("--seed", type=_seed, default=0, help="seeds every game (default 0)")
     arena.add_argument("--max-steps", type=_positive_int, default=None,
                        help="cut games after this many actions (scored a draw)")
     arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
@@ -116,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--index", type=int, default=None, help="with an arena JSON file: which game (default 0)")
     replay.add_argument("--white", default="random", help=f"white's agent when playing (default random): {SPEC_HELP}")
     replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
-    replay.add_argument("--seed", type=int, default=0, help="seeds the agents (default 0)")
+    replay.add_argument("--seed", type=_seed, default=0, help="seeds the agents (default 0)")
     replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
     replay.add_argument("--out", metavar="PATH",
                         help="write the game as an animated .gif, or its final position as a .png")
@@ -135,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}")
     play.add_argument("--color", choices=("white", "black"), default="white",
                       help="your side (default white; white moves first)")
-    play.add_argument("--seed", type=int, default=None, help="seeds the opponent")
+    play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
     return parser
 
 
