@@ -30,6 +30,12 @@ A game is two pieces:
    ``observe(board, aux, role, out)``
        fills ``out`` (``[H, W, C]`` of the env's ``obs_dtype``, int8 unless the env says
        otherwise) with the observation planes from ``role``'s side.
+   ``check_state(board, aux) -> code``
+       0 when the kernel can play the state, else an error code; ``check_state_detail``
+       also returns the cell or value, and ``CHECK_MESSAGES[code]`` says what is wrong.
+       The other functions assume a state that passes (they do no bounds checks):
+       :func:`ggpzoo.envs.state_check.checked_state` runs it on every state that comes
+       from outside.
 
    The functions update arrays in place and read nothing but their arguments and constant
    tables, so a caller copies ``board`` and ``aux`` to keep a state (search, batching).
