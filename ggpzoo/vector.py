@@ -206,7 +206,7 @@ class VectorGames:
     """
 
     def __init__(self, name: str, num_games: int, auto_reset: bool = True):
-        if name not in ENVS:
+        if not isinstance(name, str) or name not in ENVS:
             raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")

@@ -358,3 +358,14 @@ def test_cli_seeds_and_budgets_are_checked(capsys):
     code, _, err = run_cli(capsys, "arena", "--env", "skirmish_v0", "--agents", "mcts:99999999999999999999,random",
                            "--games", "1", "--no-progress")
     assert code == 1 and "simulations must be an integer in 1..10,000,000" in err
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_decode_action_checks_its_input(name):
+    env = load(name).raw_env()
+    for action in (1.5, -1, env.num_actions, True, None, "3"):
+        with pytest.raises(ValueError):
+            env.decode_action(action)
+    assert env.decode_action(np.int64(5)) == env.decode_action(5)
+    with pytest.raises(ValueError, match="unknown environment"):
+        VectorGames(["skirmish_v0"], 2)

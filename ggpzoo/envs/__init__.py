@@ -23,7 +23,7 @@ def registry_id(name: str) -> str:
 
 def load(name: str):
     """The module of environment ``name`` (a key of ``ENVS``)."""
-    if name not in ENVS:
+    if not isinstance(name, str) or name not in ENVS:
         raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")
     return importlib.import_module(ENVS[name])
 

@@ -340,9 +340,7 @@ class GGPEnv(AECEnv, EzPickle):
         The default is the from/to encoding ``a = src * cells + dst`` of most games.
         """
         n = self.kernel.H * self.kernel.W
-        a = operator.index(action)
-        if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} is out of range: action ids are 0..{self.num_actions - 1}")
+        a = integer_id(action, self.num_actions)
         return xy(a // n, self.kernel.W), xy(a % n, self.kernel.W)
 
     def encode_action(self, *cells: tuple[int, int]) -> int:
