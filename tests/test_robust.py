@@ -369,3 +369,38 @@ def test_decode_action_checks_its_input(name):
     assert env.decode_action(np.int64(5)) == env.decode_action(5)
     with pytest.raises(ValueError, match="unknown environment"):
         VectorGames(["skirmish_v0"], 2)
+
+
+def test_soak_script_tiny_run(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "soak.py"
+    spec = importlib.util.spec_from_file_location("example_soak", path)
+    soak = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(soak)
+    argv = ["--env", "skirmish_endgame_v0", "--aec-steps", "400", "--batched-steps", "4000", "--num-games", "8",
+            "--chunks", "2"]
+    assert soak.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and "env() x400" in lines[1] and "VectorGames x4,000" in lines[2]
+    with pytest.raises(SystemExit):
+        soak.main(["--chunks", "1"])
+
+
+def test_training_example_saves_plain_weights(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    pytest.importorskip("sb3_contrib")
+    path = Path(__file__).resolve().parent.parent / "examples" / "train_maskable_ppo.py"
+    spec = importlib.util.spec_from_file_location("example_train", path)
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    assert train.main(["--env", "skirmish_endgame_v0", "--tiny", "--no-progress", "--out", str(tmp_path)]) == 0
+    from ggpzoo.agents import make_agent
+
+    agent = make_agent(str(tmp_path / "skirmish_endgame_v0" / "policy.json"), "skirmish_endgame_v0")
+    env = load("skirmish_endgame_v0").raw_env()
+    env.reset()
+    assert agent.act(env) in env.legal_actions()
