@@ -269,3 +269,17 @@ def test_dispatch_refuses_unknown_game_ids():
             with pytest.raises(ValueError, match="unknown game id"):
                 call()
     assert board.tolist() == SK.new_state()[0].tolist()
+
+
+@pytest.mark.skipif(not __import__("numba").config.BOUNDSCHECK, reason="only with NUMBA_BOUNDSCHECK=1 (CI runs it)")
+def test_with_bounds_checks_refused_states_fail_loudly_in_the_kernels():
+    """Why the check exists: the kernels themselves index without bounds checks, and the
+    states it refuses run off their tables and buffers (a segfault without NUMBA_BOUNDSCHECK)."""
+    board, aux = AK.new_state()
+    board[:18] = AK.WHITE  # 20 white queens: more legal ids than MAX_LEGAL
+    with pytest.raises(IndexError):
+        AK.legal_actions(board, aux, np.zeros(AK.MAX_LEGAL, np.int32))
+    board, aux = SK.new_state()
+    board[:] = 127  # no such piece: COLOR[127]
+    with pytest.raises(IndexError):
+        SK.legal_actions(board, aux, np.zeros(SK.MAX_LEGAL, np.int32))
