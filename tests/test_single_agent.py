@@ -126,7 +126,8 @@ def test_learner_loses_on_the_opponents_move(decompose):
         steps = list(AmazonsTurnDecomposition.turn_steps(turn))
         opponent = lambda env, agent: steps.pop(0)  # noqa: E731
     env = SingleAgentEnv("amazons_v0", opponent=opponent, learner="white", decompose=decompose)
-    env.reset(options={"state": AK.from_string(LOSE_IN_TWO)})
+    start = AK.from_string(LOSE_IN_TWO)  # its step counts the arrows drawn
+    env.reset(options={"state": start})
     if decompose:
         for cell in (0, 1):  # queen (1,1), destination (2,1): nothing happens yet
             assert env.step(cell)[1:4] == (0.0, False, False)
@@ -136,7 +137,7 @@ def test_learner_loses_on_the_opponents_move(decompose):
     obs, reward, terminated, truncated, info = env.step(action)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["outcome"] == -1 and info["opponent_goal"] == 100
-    assert env.aec_env.unwrapped.get_state()[1][AK.STEP] == 2  # both moves were played
+    assert env.aec_env.unwrapped.get_state()[1][AK.STEP] == start[1][AK.STEP] + 2  # both moves were played
 
 
 def test_learner_reward_includes_the_opponents_capture():

@@ -8,6 +8,7 @@ that went wrong. Long work draws a progress bar on stderr when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -38,6 +39,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 20 MB a frame
+MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -48,13 +53,23 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is not a seed in 0..2**63 - 1")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
     return value
 
 
@@ -91,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
     arena.add_argument("--games", type=_positive_int, default=10,
                        help="games per pair (default 10; an even number keeps colours balanced)")
-    arena.add_argument("--seed", type=int, default=0, help="seeds every game (default 0)")
+    arena.add_argument("--seed", type=_seed, default=0, help="seeds every game (default 0)")
     arena.add_argument("--max-steps", type=_positive_int, default=None,
                        help="cut games after this many actions (scored a draw)")
     arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
@@ -112,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--index", type=int, default=None, help="with an arena JSON file: which game (default 0)")
     replay.add_argument("--white", default="random", help=f"white's agent when playing (default random): {SPEC_HELP}")
     replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
-    replay.add_argument("--seed", type=int, default=0, help="seeds the agents (default 0)")
+    replay.add_argument("--seed", type=_seed, default=0, help="seeds the agents (default 0)")
     replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
     replay.add_argument("--out", metavar="PATH",
                         help="write the game as an animated .gif, or its final position as a .png")
@@ -131,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}")
     play.add_argument("--color", choices=("white", "black"), default="white",
                       help="your side (default white; white moves first)")
-    play.add_argument("--seed", type=int, default=None, help="seeds the opponent")
+    play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
     return parser
 
 
@@ -205,8 +220,8 @@ def _replay(args) -> int:
 
     if args.out and not args.out.lower().endswith((".gif", ".png")):
         raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
-    if args.cell_px is not None and args.cell_px < 16:
-        raise CLIError(f"--cell-px must be at least 16, got {args.cell_px}")
+    if args.cell_px is not None and not 16 <= args.cell_px <= MAX_CELL_PX:
+        raise CLIError(f"--cell-px must be in 16..{MAX_CELL_PX}, got {args.cell_px}")
     for path in (args.out, args.save):
         _check_writable(path)
     show = False if args.no_progress else None
@@ -237,6 +252,12 @@ def _replay(args) -> int:
         if args.out.lower().endswith(".png"):
             R.write_png(R.final_image(game, args.cell_px), args.out)
         else:
+            frame = R.final_image(game, args.cell_px).nbytes
+            if frame * (len(game["actions"]) + 1) > MAX_GIF_BYTES:
+                raise CLIError(
+                    f"a GIF of {len(game['actions']) + 1} frames of {frame / 2**20:.1f} MB would not fit in "
+                    f"{MAX_GIF_BYTES >> 20} MB; use a smaller --cell-px or --out a .png"
+                )
             with Progress(len(game["actions"]), "drawing", enabled=show) as bar:
                 frames = R.positions(game, args.cell_px, on_frame=bar.update)
             R.write_gif(frames, args.out, fps=args.fps)
