@@ -1,0 +1,170 @@
+"""Grounding: every fluent, move and rule instance a game can reach, over-approximated.
+
+The *relaxed* program drops every negated literal of a dynamic relation (negations of
+static relations and ``distinct`` stay exact), adds ``true <= init``, ``true <= next`` and
+``does <= legal``, and is evaluated to its least fixpoint, semi-naively. Its model holds
+every fluent reachable in the real game and every legal move (usually a few more: the
+relaxation forgets "this cell is empty"). The ground instances of the rules over that
+model are the propositional network of :mod:`ggpzoo.gdl.propnet`, and its ``legal`` atoms
+give a sheet without ``input`` its fixed action spaces.
+
+Grounding can be large (one-action Amazons has about 87,000 moves per role, each with its
+own path conditions): :func:`ground` stops with :class:`GroundingTooLarge` after
+``time_limit`` seconds or ``max_facts`` facts, with a message saying so.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ggpzoo.gdl.logic import DOES, TRUE, Program, _Compiled, _EMPTY, _Rel, match
+from ggpzoo.gdl.syntax import GDLError, Rule, relation, substitute
+
+__all__ = ["Grounding", "ground", "GroundingTooLarge"]
+
+
+class GroundingTooLarge(GDLError):
+    """Grounding went past its time or size bound."""
+
+
+class Grounding:
+    """The relaxed model: fluents, moves per role and ground rule instances."""
+
+    def __init__(self, fluents, moves, instances, seconds):
+        self.fluents = fluents  # sorted list of fluent terms
+        self.moves = moves  # role -> sorted list of move terms
+        # instances: list of (head atom, positive dynamic atoms, negative dynamic atoms)
+        self.instances = instances
+        self.seconds = seconds
+
+
+def _steps_with(cr: _Compiled, db, delta_rel, delta_items):
+    """Solutions of ``cr`` using, at one positive step of ``delta_rel``, only ``delta_items``."""
+    steps = cr.steps
+    n = len(steps)
+    out = []
+    for di, st in enumerate(steps):
+        if st[0] != "pos" or st[1] != delta_rel:
+            continue
+
+        def go(i, s, di=di):
+            while i < n:
+                st2 = steps[i]
+                kind = st2[0]
+                if kind == "pos":
+                    if i == di:
+                        cands = delta_items
+                    else:
+                        rel = db(st2[1])
+                        if st2[5]:
+                            if substitute(st2[2], s) not in rel.facts:
+                                return
+                            i += 1
+                            continue
+                        if st2[3]:
+                            key = tuple(s[x] if x[0] == "?" else x for x in st2[4])
+                            cands = rel.index(st2[3]).get(key, ())
+                        else:
+                            cands = rel.items
+                    pat = st2[2]
+                    for atom in cands:
+                        s2 = match(pat, atom, s)
+                        if s2 is not None:
+                            yield from go(i + 1, s2, di)
+                    return
+                if kind == "neg":
+                    if substitute(st2[2], s) in db(st2[1]).facts:
+                        return
+                elif substitute(st2[1], s) == substitute(st2[2], s):
+                    return
+                i += 1
+            yield s
+
+        out.append(go(0, {}))
+    return out
+
+
+def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3_000_000) -> Grounding:
+    """The relaxed model of ``program`` and its rule instances (see the module docstring)."""
+    t0 = time.perf_counter()
+    dyn_rules = [cr for rel, crs in program._relaxed.items() if rel in program.dynamic for cr in crs]
+    bridges = [
+        _Compiled(Rule(("true", "?x"), (("init", "?x"),)), program.dynamic, True),
+        _Compiled(Rule(("true", "?x"), (("next", "?x"),)), program.dynamic, True),
+        _Compiled(Rule(("does", "?r", "?m"), (("legal", "?r", "?m"),)), program.dynamic, True),
+    ]
+    rules = dyn_rules + bridges
+    store: dict = {}
+    static = program.static
+    count = [0]
+
+    def db(rel):
+        r = store.get(rel)
+        if r is None:
+            r = static.get(rel)
+            if r is None:
+                return _EMPTY
+        return r
+
+    def check_budget():
+        if time.perf_counter() - t0 > time_limit:
+            raise GroundingTooLarge(
+                f"grounding stopped after {time_limit:g} s ({count[0]:,} facts so far): the game is too large "
+                "to ground in this time; raise time_limit, or use the exact path (backend='exact')"
+            )
+        if count[0] > max_facts:
+            raise GroundingTooLarge(f"grounding stopped at {max_facts:,} facts: the game is too large to ground")
+
+    for rel in program.dynamic:
+        store.setdefault(rel, _Rel())
+    for rel in ("next", 1), ("legal", 2):
+        if rel not in static:
+            store.setdefault(rel, _Rel())
+    # init is static: ``true <= init`` seeds the first delta.
+    delta: dict = {}
+    for cr in rules:  # first, naive round
+        for s in cr.solutions(db):
+            h = substitute(cr.head, s)
+            delta.setdefault(cr.rel, []).append(h)
+    for rel, items in list(delta.items()):
+        target = store[rel]
+        delta[rel] = [h for h in items if target.add(h)]
+        count[0] += len(delta[rel])
+    while any(delta.values()):
+        check_budget()
+        new: dict = {}
+        for cr in rules:
+            for rel, items in delta.items():
+                if not items:
+                    continue
+                for gen in _steps_with(cr, db, rel, items):
+                    for s in gen:
+                        h = substitute(cr.head, s)
+                        if h not in store[cr.rel].facts:
+                            new.setdefault(cr.rel, []).append(h)
+            check_budget()
+        delta = {}
+        for rel, items in new.items():
+            target = store[rel]
+            delta[rel] = [h for h in items if target.add(h)]
+            count[0] += len(delta[rel])
+    # Rule instances over the model.
+    instances = []
+    for cr in dyn_rules:
+        pos = [b for b in cr.positive if relation(b) in program.dynamic]
+        neg = [b for b in cr.negative if relation(b) in program.dynamic]
+        for s in cr.solutions(db):
+            instances.append(
+                (substitute(cr.head, s), [substitute(b, s) for b in pos], [substitute(b, s) for b in neg])
+            )
+        check_budget()
+    from ggpzoo.gdl.syntax import sort_key
+
+    fluents = sorted((a[1] for a in store[TRUE].items), key=sort_key)
+    moves = {r: [] for r in roles}
+    for a in store[DOES].items:
+        if a[1] in moves:
+            moves[a[1]].append(a[2])
+    for r in moves:
+        moves[r].sort(key=sort_key)
+    return Grounding(fluents, moves, instances, time.perf_counter() - t0)
