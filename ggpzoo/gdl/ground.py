@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from ggpzoo.gdl.logic import DOES, TRUE, Program, _Compiled, _EMPTY, _Rel, match
+from ggpzoo.gdl.logic import DOES, TRUE, Program, _Compiled, _EMPTY, _Rel
 from ggpzoo.gdl.syntax import GDLError, Rule, relation, substitute
 
 __all__ = ["Grounding", "ground", "GroundingTooLarge"]
@@ -36,52 +36,6 @@ class Grounding:
         # instances: list of (head atom, positive dynamic atoms, negative dynamic atoms)
         self.instances = instances
         self.seconds = seconds
-
-
-def _steps_with(cr: _Compiled, db, delta_rel, delta_items):
-    """Solutions of ``cr`` using, at one positive step of ``delta_rel``, only ``delta_items``."""
-    steps = cr.steps
-    n = len(steps)
-    out = []
-    for di, st in enumerate(steps):
-        if st[0] != "pos" or st[1] != delta_rel:
-            continue
-
-        def go(i, s, di=di):
-            while i < n:
-                st2 = steps[i]
-                kind = st2[0]
-                if kind == "pos":
-                    if i == di:
-                        cands = delta_items
-                    else:
-                        rel = db(st2[1])
-                        if st2[5]:
-                            if substitute(st2[2], s) not in rel.facts:
-                                return
-                            i += 1
-                            continue
-                        if st2[3]:
-                            key = tuple(s[x] if x[0] == "?" else x for x in st2[4])
-                            cands = rel.index(st2[3]).get(key, ())
-                        else:
-                            cands = rel.items
-                    pat = st2[2]
-                    for atom in cands:
-                        s2 = match(pat, atom, s)
-                        if s2 is not None:
-                            yield from go(i + 1, s2, di)
-                    return
-                if kind == "neg":
-                    if substitute(st2[2], s) in db(st2[1]).facts:
-                        return
-                elif substitute(st2[1], s) == substitute(st2[2], s):
-                    return
-                i += 1
-            yield s
-
-        out.append(go(0, {}))
-    return out
 
 
 def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3_000_000) -> Grounding:
@@ -137,11 +91,10 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             for rel, items in delta.items():
                 if not items:
                     continue
-                for gen in _steps_with(cr, db, rel, items):
-                    for s in gen:
-                        h = substitute(cr.head, s)
-                        if h not in store[cr.rel].facts:
-                            new.setdefault(cr.rel, []).append(h)
+                for s in cr.delta_solutions(db, {rel: items}):
+                    h = substitute(cr.head, s)
+                    if h not in store[cr.rel].facts:
+                        new.setdefault(cr.rel, []).append(h)
             check_budget()
         delta = {}
         for rel, items in new.items():

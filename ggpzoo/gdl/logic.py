@@ -269,6 +269,48 @@ def _leaves(t, path=()):
         yield path, t
 
 
+def _order(pos, rest, dynamic, first, rule) -> list:
+    """The evaluation steps of a body: positive literals greedily (ground checks first, then
+    literals with a known position, state facts before derived ones, fewest unknowns), each
+    negation and distinct as soon as its variables are bound."""
+    bound: set = set()
+    steps = []
+    pending = list(rest)
+    remaining = list(pos)
+
+    def flush():
+        for b in list(pending):
+            if variables(b) <= bound:
+                pending.remove(b)
+                if b[0] == "distinct":
+                    steps.append(("dist", b[1], b[2]))
+                else:
+                    steps.append(("neg", relation(b[1]), b[1]))
+
+    def score(b):
+        leaves = [(p, x) for p, x in _leaves(b) if len(p) > 1 or p[0] != 0]
+        unknown = sum(1 for _, x in leaves if is_var(x) and x not in bound)
+        known = len(leaves) - unknown
+        return (unknown == 0, known > 0, relation(b) == TRUE, relation(b) not in dynamic, -unknown)
+
+    if first is None:
+        flush()
+    while remaining:
+        if first is not None and not steps:
+            best = remaining[first]
+        else:
+            best = max(remaining, key=score)
+        remaining.remove(best)
+        keys = tuple((p, x) for p, x in _leaves(best) if p and (not is_var(x) or x in bound))
+        ground = not (variables(best) - bound)
+        steps.append(("pos", relation(best), best, tuple(p for p, _ in keys), tuple(x for _, x in keys), ground))
+        variables(best, bound)
+        flush()
+    if pending:  # unsafe; check() refuses such a sheet before this is reached
+        raise GDLError(f"unsafe rule ({rule.where()})")
+    return steps
+
+
 class _Compiled:
     """A rule with its body ordered for evaluation and its look-up keys worked out."""
 
@@ -280,44 +322,17 @@ class _Compiled:
         rest = [b for b in rule.body if not ((a := _atom_of(b)) is not None and a[1])]
         if relaxed:  # negation of a dynamic relation is assumed true in the relaxed program
             rest = [b for b in rest if b[0] == "distinct" or relation(b[1]) not in dynamic]
-        bound: set = set()
-        steps = []
-        pending = list(rest)
-        remaining = list(pos)
-
-        def flush():
-            for b in list(pending):
-                if variables(b) <= bound:
-                    pending.remove(b)
-                    if b[0] == "distinct":
-                        steps.append(("dist", b[1], b[2]))
-                    else:
-                        steps.append(("neg", relation(b[1]), b[1]))
-
-        flush()
-        while remaining:
-            # the literal with the most known positions; static before dynamic on ties
-            def score(b):
-                leaves = list(_leaves(b))
-                unknown = sum(1 for _, x in leaves if is_var(x) and x not in bound)
-                return (-unknown, relation(b) not in dynamic)
-
-            best = max(remaining, key=score)
-            remaining.remove(best)
-            keys = tuple((p, x) for p, x in _leaves(best) if p and (not is_var(x) or x in bound))
-            ground = not (variables(best) - bound)
-            steps.append(("pos", relation(best), best, tuple(p for p, _ in keys), tuple(x for _, x in keys), ground))
-            variables(best, bound)
-            flush()
-        if pending:  # unsafe; check() refuses such a sheet before this is reached
-            raise GDLError(f"unsafe rule ({rule.where()})")
-        self.steps = steps
+        self.steps = _order(pos, rest, dynamic, None, rule)
+        # semi-naive variants: the body reordered to start at each positive literal
+        self.variants = [_order(pos, rest, dynamic, j, rule) for j in range(len(pos))]
+        self.pos_rels = [relation(b) for b in pos]
         self.positive = [b for b in pos]
         self.negative = [b[1] for b in rule.body if (a := _atom_of(b)) is not None and not a[1]]
 
-    def solutions(self, db):
-        """Every substitution satisfying the body in ``db``."""
-        steps = self.steps
+    def solutions(self, db, delta_step: int = -1, delta_items=(), steps=None):
+        """Every substitution satisfying the body in ``db``; with ``delta_step``, the positive
+        literal at that step ranges over ``delta_items`` only (semi-naive evaluation)."""
+        steps = self.steps if steps is None else steps
         n = len(steps)
 
         def go(i, s):
@@ -325,17 +340,20 @@ class _Compiled:
                 st = steps[i]
                 kind = st[0]
                 if kind == "pos":
-                    rel = db(st[1])
-                    if st[5]:
-                        if substitute(st[2], s) not in rel.facts:
-                            return
-                        i += 1
-                        continue
-                    if st[3]:
-                        key = tuple(s[x] if x[0] == "?" else x for x in st[4])
-                        cands = rel.index(st[3]).get(key, ())
+                    if i == delta_step:
+                        cands = delta_items
                     else:
-                        cands = rel.items
+                        rel = db(st[1])
+                        if st[5]:
+                            if substitute(st[2], s) not in rel.facts:
+                                return
+                            i += 1
+                            continue
+                        if st[3]:
+                            key = tuple(s[x] if x[0] == "?" else x for x in st[4])
+                            cands = rel.index(st[3]).get(key, ())
+                        else:
+                            cands = rel.items
                     pat = st[2]
                     for atom in cands:
                         s2 = match(pat, atom, s)
@@ -352,6 +370,14 @@ class _Compiled:
             yield s
 
         return go(0, {})
+
+    def delta_solutions(self, db, delta: dict):
+        """Solutions that use at least one fact of ``delta`` (rel -> new facts)."""
+        for j, rel in enumerate(self.pos_rels):
+            items = delta.get(rel)
+            if items:
+                steps = self.variants[j]
+                yield from self.solutions(db, 0, items, steps)
 
 
 # ----------------------------------------------------------------------------- program
@@ -429,22 +455,28 @@ class Program:
                 if rel not in store:
                     store[rel] = _Rel()
             crs = [cr for rel in comp for cr in compiled.get(rel, ())]
+            delta = None
             while True:
                 new = []
                 for cr in crs:
                     head = cr.head
                     target = store[cr.rel]
-                    for s in cr.solutions(db):
+                    sols = cr.solutions(db) if delta is None else cr.delta_solutions(db, delta)
+                    for s in sols:
                         h = substitute(head, s)
                         if h not in target.facts:
-                            new.append((target, h))
+                            new.append((cr.rel, h))
                     if budget is not None:
                         budget()
-                added = False
-                for target, h in new:
-                    if target.add(h):
-                        added = True
-                if not added or not self.recursive[ci]:
+                if not self.recursive[ci]:
+                    for rel, h in new:
+                        store[rel].add(h)
+                    break
+                delta = {}
+                for rel, h in new:
+                    if store[rel].add(h):
+                        delta.setdefault(rel, []).append(h)
+                if not delta:
                     break
 
     def evaluate(self, true_facts, does_facts, targets, relaxed: bool = False, budget=None) -> dict:
