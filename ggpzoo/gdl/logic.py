@@ -271,8 +271,8 @@ def _leaves(t, path=()):
 
 def _order(pos, rest, dynamic, first, rule) -> list:
     """The evaluation steps of a body: positive literals greedily (ground checks first, then
-    literals with a known position, state facts before derived ones, fewest unknowns), each
-    negation and distinct as soon as its variables are bound."""
+    the most bound variables, state facts, then static relations, then the fewest unknowns),
+    each negation and distinct as soon as its variables are bound."""
     bound: set = set()
     steps = []
     pending = list(rest)
@@ -288,10 +288,9 @@ def _order(pos, rest, dynamic, first, rule) -> list:
                     steps.append(("neg", relation(b[1]), b[1]))
 
     def score(b):
-        leaves = [(p, x) for p, x in _leaves(b) if len(p) > 1 or p[0] != 0]
-        unknown = sum(1 for _, x in leaves if is_var(x) and x not in bound)
-        known = len(leaves) - unknown
-        return (unknown == 0, known > 0, relation(b) == TRUE, relation(b) not in dynamic, -unknown)
+        vs = variables(b)
+        unknown = len(vs - bound)
+        return (unknown == 0, len(vs & bound), relation(b) == TRUE, relation(b) not in dynamic, -unknown)
 
     if first is None:
         flush()
