@@ -151,6 +151,14 @@ class Game:
     def fluent_ids(self) -> dict:
         return {f: i for i, f in enumerate(self.fluents)}
 
+    def propnet(self):
+        """The compiled network (:class:`ggpzoo.gdl.propnet.Propnet`), built once."""
+        if getattr(self, "_propnet", None) is None:
+            from ggpzoo.gdl.propnet import Propnet
+
+            self._propnet = Propnet(self)
+        return self._propnet
+
     def machine(self, backend: str = "exact"):
         """The id-based state machine: ``"exact"`` (this reasoner) or ``"compiled"``."""
         if backend == "exact":

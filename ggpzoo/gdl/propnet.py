@@ -464,6 +464,7 @@ class Propnet:
             init[self.fluent_index[f]] = 1
         self.init = init
         self.vals = np.zeros(self.n_atoms, np.uint8)
+        self.last = None  # the state object the values were last brought to
         self.incremental = not (self.phase_a.gcyc.any() or self.phase_b.gcyc.any())
         if self.incremental:
             heads_in = list(self.phase_a.order) + list(self.phase_b.order)
@@ -505,6 +506,7 @@ class Propnet:
         self.phase_a.run(vals)
         self.phase_b.run(vals)
         self.cur[:] = state
+        self.last = None
         if self.incremental:
             _recount(vals, self.rule_head, self.rule_start, self.rule_lits, self.rule_sat, self.atom_cnt)
 
@@ -552,8 +554,7 @@ class CompiledMachine:
     def __init__(self, game):
         self.game = game
         self.roles = game.roles
-        self.net = net = Propnet(game)
-        self._last = None  # the state phase A was last evaluated for
+        self.net = net = game.propnet()
         self._out = np.zeros((len(self.roles), net.max_legal), np.int64)
         self._counts = np.zeros(len(self.roles), np.int64)
         self._goals = np.zeros(len(self.roles), np.int64)
@@ -568,19 +569,17 @@ class CompiledMachine:
         return self.net.init.copy()
 
     def _phase_a(self, state):
-        if self._last is not None and self._last is state:
-            return
         net = self.net
         state = np.asarray(state, np.uint8)
         if state.shape != net.init.shape:
             raise ValueError(f"a compiled state is a uint8 vector of {net.init.shape[0]} fluents, got shape {state.shape}")
-        if net.incremental:
+        if net.incremental:  # flips only the fluents that differ from the net's current state
             if not _goto(net.vals, net.cur, state, net.true_ids, *net.inc_arrays()):
                 net.reset_values(state)
-        else:
+        elif net.last is None or not np.array_equal(net.last, state):
             _load_state(net.vals, state, net.true_ids)
             net.phase_a.run(net.vals)
-        self._last = state
+            net.last = state.copy()  # the state the values are for (shared by every machine on this net)
 
     def legal(self, state) -> list:
         self._phase_a(state)
@@ -623,7 +622,7 @@ class CompiledMachine:
             net.phase_b.run(net.vals)
             _set_does(net.vals, net.does_atom, ids, 0)
             _next(net.vals, net.next_atom, net.next_fluent, out)
-            self._last = None
+            net.last = None
         return out
 
     def fluents(self, state) -> frozenset:

@@ -1,0 +1,183 @@
+"""The GDL PettingZoo envs: API and seed tests, turn order, moves as text, observations,
+and the compiled path against the exact path on every shipped sheet."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+from ggpzoo import gdl
+from ggpzoo.gdl.syntax import to_text
+
+RPS = """
+; rock-paper-scissors, one simultaneous round
+(role left) (role right)
+(beats rock scissors) (beats scissors paper) (beats paper rock)
+(<= (input ?r ?m) (role ?r) (beats ?m ?x))
+(init (round 1))
+(<= (legal ?r ?m) (role ?r) (true (round 1)) (beats ?m ?x))
+(<= (next (played ?r ?m)) (does ?r ?m))
+(<= (next (round 2)) (true (round 1)))
+(<= terminal (true (round 2)))
+(<= (goal ?r 100) (true (played ?r ?m)) (true (played ?s ?n)) (beats ?m ?n))
+(<= (goal ?r 0) (true (played ?r ?m)) (true (played ?s ?n)) (beats ?n ?m))
+(<= (goal ?r 50) (true (played ?r ?m)) (true (played ?s ?m)) (distinct ?r ?s))
+(<= (goal ?r 50) (role ?r) (true (round 1)))
+"""
+
+_GAMES: dict = {}
+
+
+def game(name):
+    if name not in _GAMES:
+        _GAMES[name] = gdl.load(gdl.game_path(name))
+    return _GAMES[name]
+
+
+@pytest.mark.parametrize("name,backend", [("tictactoe", "compiled"), ("tictactoe", "exact"), ("connect_four", "compiled"),
+                                          ("connect_four", "exact"), ("breakthrough", "compiled"), ("mad_bishops", "compiled")])
+def test_api_and_seed(name, backend):
+    g = game(name)
+    api_test(gdl.env(g, backend=backend), num_cycles=60)
+    seed_test(lambda: gdl.env(g, backend=backend), num_cycles=20)
+
+
+def test_parallel_api_simultaneous():
+    g = gdl.load(RPS, name="rps")
+    parallel_api_test(gdl.parallel_env(g), num_cycles=20)
+    p = gdl.parallel_env(g)
+    obs, infos = p.reset()
+    assert infos == {"left": {"goal": 50}, "right": {"goal": 50}}
+    e = p._aec
+    acts = {"left": e.term_to_action("rock", "left"), "right": e.term_to_action("scissors", "right")}
+    obs, rew, term, trunc, infos = p.step(acts)
+    assert rew == {"left": 1.0, "right": -1.0} and all(term.values())
+    assert infos["left"]["goal"] == 100 and infos["right"]["goal"] == 0
+
+
+def test_aec_simultaneous_roles_choose_in_order():
+    e = gdl.raw_env(gdl.load(RPS, name="rps"))
+    e.reset()
+    assert e.agent_selection == "left"
+    assert e.legal_terms() == ["paper", "rock", "scissors"]
+    assert e.observe("right")["action_mask"].sum() == 0
+    e.step(e.term_to_action("paper"))
+    assert e.agent_selection == "right" and not any(e.terminations.values())
+    e.step(e.term_to_action("paper"))
+    assert all(e.terminations.values())
+    assert e.infos["left"]["goal"] == e.infos["right"]["goal"] == 50
+    assert e.rewards == {"left": 0.0, "right": 0.0}
+
+
+def test_turns_noop_is_automatic_and_terms():
+    e = gdl.raw_env(game("tictactoe"))
+    e.reset()
+    assert e.possible_agents == ["xplayer", "oplayer"]
+    assert e.agent_selection == "xplayer"
+    assert e.action_space("xplayer").n == 10  # nine marks and noop, from the input relation
+    a = e.term_to_action("(mark 2 2)")
+    assert e.action_to_term(a) == "(mark 2 2)"
+    e.step(a)
+    assert e.agent_selection == "oplayer"  # xplayer's noop played itself
+    obs = e.observe("oplayer")
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].sum() == 8
+    assert obs["planes"].shape == (3, 3, 3)
+    assert e.plane_names == ["(cell b)", "(cell o)", "(cell x)"]
+    assert obs["planes"][1, 1, e.plane_names.index("(cell x)")] == 1
+    assert obs["planes"][0, 0, e.plane_names.index("(cell b)")] == 1
+    assert obs["observation"][-2:].tolist() == [0, 1]  # which role observes
+    assert "(cell 2 2 x)" in e.true_fluents()
+    with pytest.raises(ValueError, match="illegal for oplayer"):
+        e.step(e.term_to_action("(mark 2 2)"))
+    with pytest.raises(ValueError, match="not a possible move"):
+        e.term_to_action("(mark 4 4)")
+    with pytest.raises(ValueError, match="out of range"):
+        e.step(99)
+    with pytest.raises(ValueError, match="integer"):
+        e.step(1.5)
+
+
+def test_wrapped_env_illegal_move_ends_the_game():
+    e = gdl.env(game("tictactoe"))
+    e.reset()
+    e.step(e.unwrapped.term_to_action("(mark 1 1)"))
+    e.step(e.unwrapped.term_to_action("(mark 1 1)", "oplayer"))  # taken: illegal
+    assert all(e.terminations.values())
+    assert e.rewards["oplayer"] == -1
+
+
+def test_full_game_rewards_and_goals():
+    e = gdl.raw_env(game("tictactoe"))
+    e.reset()
+    for move in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)", "(mark 1 3)"]:
+        assert e.infos[e.agent_selection]["goal"] == 50
+        e.step(e.term_to_action(move))
+    assert all(e.terminations.values())
+    assert e.infos["xplayer"]["goal"] == 100 and e.infos["oplayer"]["goal"] == 0
+    assert e._cumulative_rewards == {"xplayer": 1.0, "oplayer": -1.0}
+
+
+def test_max_steps_truncates():
+    e = gdl.raw_env(game("connect_four"), max_steps=3)
+    e.reset()
+    for _ in range(3):
+        e.step(int(e.legal_actions()[0]))
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="backend"):
+        gdl.raw_env(game("tictactoe"), backend="fast")
+    with pytest.raises(ValueError, match="needs a GDL sheet"):
+        gdl.raw_env()
+    with pytest.raises(ValueError, match="no shipped GDL game"):
+        gdl.game_path("chess")
+
+
+def _lockstep(g, n_games, seed):
+    """Random games on the compiled path, the exact path checked at every step."""
+    cm, em = g.machine("compiled"), g.machine("exact")
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for _ in range(n_games):
+        cs, es = cm.initial(), em.initial()
+        while True:
+            assert cm.fluents(cs) == es
+            assert np.array_equal(cm.fluent_vector(cs), em.fluent_vector(es))
+            assert cm.terminal(cs) == em.terminal(es)
+            assert np.array_equal(cm.goals(cs), em.goals(es))
+            if em.terminal(es):
+                break
+            cl, el = cm.legal(cs), em.legal(es)
+            assert all(np.array_equal(a, b) for a, b in zip(cl, el))
+            if any(len(l) == 0 for l in el):
+                break
+            joint = [int(l[rng.integers(len(l))]) for l in el]
+            cs, es = cm.next(cs, joint), em.next(es, joint)
+            steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("name,n_games", [("tictactoe", 30), ("connect_four", 10), ("breakthrough", 4),
+                                          ("mad_bishops", 2), ("amazons_split", 1), ("skirmish_endgame", 2)])
+def test_compiled_matches_exact(name, n_games):
+    assert _lockstep(game(name), n_games, seed=5) >= n_games * 5
+
+
+def test_compiled_matches_exact_simultaneous():
+    assert _lockstep(gdl.load(RPS), 5, seed=1) == 5
+
+
+def test_random_playouts_and_cli(capsys):
+    from ggpzoo.gdl import cli
+    from ggpzoo.gdl.propnet import random_playouts
+
+    steps, seconds, mean_goals = random_playouts(game("tictactoe").propnet(), 200, seed=0)
+    assert 5 * 200 <= steps <= 9 * 200
+    assert 0 <= mean_goals[0] <= 100 and abs(mean_goals.sum() - 100) < 1e-9  # zero-sum 100 in tic-tac-toe
+    assert cli.main([gdl.game_path("tictactoe"), "--games", "50", "--seconds", "0.2", "--no-api-test"]) == 0
+    out = capsys.readouterr().out
+    assert "roles: xplayer (10 actions), oplayer (10 actions)" in out
+    assert "transitions/s" in out
+    assert cli.main(["/nonexistent.kif"]) == 2
