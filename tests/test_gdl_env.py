@@ -137,26 +137,9 @@ def test_bad_arguments():
 
 def _lockstep(g, n_games, seed):
     """Random games on the compiled path, the exact path checked at every step."""
-    cm, em = g.machine("compiled"), g.machine("exact")
-    rng = np.random.default_rng(seed)
-    steps = 0
-    for _ in range(n_games):
-        cs, es = cm.initial(), em.initial()
-        while True:
-            assert cm.fluents(cs) == es
-            assert np.array_equal(cm.fluent_vector(cs), em.fluent_vector(es))
-            assert cm.terminal(cs) == em.terminal(es)
-            assert np.array_equal(cm.goals(cs), em.goals(es))
-            if em.terminal(es):
-                break
-            cl, el = cm.legal(cs), em.legal(es)
-            assert all(np.array_equal(a, b) for a, b in zip(cl, el))
-            if any(len(l) == 0 for l in el):
-                break
-            joint = [int(l[rng.integers(len(l))]) for l in el]
-            cs, es = cm.next(cs, joint), em.next(es, joint)
-            steps += 1
-    return steps
+    from ggpzoo.gdl.cli import compare_paths
+
+    return compare_paths(g, n_games, seed, max_steps=10**6)
 
 
 @pytest.mark.parametrize("name,n_games", [("tictactoe", 30), ("connect_four", 10), ("breakthrough", 4),
@@ -167,6 +150,37 @@ def test_compiled_matches_exact(name, n_games):
 
 def test_compiled_matches_exact_simultaneous():
     assert _lockstep(gdl.load(RPS), 5, seed=1) == 5
+
+
+STATIC_LEGAL = """
+(role a) (role b)
+(<= (legal ?r heads) (role ?r))
+(<= (legal ?r tails) (role ?r))
+(init (count 0))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (next (count ?m)) (true (count ?n)) (succ ?n ?m))
+(<= (next (same ?n)) (does a ?x) (does b ?x) (true (count ?n)))
+(<= (next (same ?n)) (true (same ?n)))
+(<= (terminal) (true (count 3)))
+(<= (goal a 100) (true (same ?n)))
+(<= (goal a 0) (not (matched)))
+(<= (matched) (true (same ?n)))
+(<= (goal b 100) (not (matched)))
+(<= (goal b 0) (matched))
+"""
+
+
+def test_static_legal_and_zero_arity_in_parentheses():
+    g = gdl.load(STATIC_LEGAL)
+    assert g.actions == {"a": ["heads", "tails"], "b": ["heads", "tails"]}
+    assert _lockstep(g, 6, seed=2) == 18
+    e = gdl.raw_env(g)
+    e.reset()
+    for _ in range(3):
+        assert e.agent_selection == "a"
+        e.step(e.term_to_action("heads"))
+        e.step(e.term_to_action("tails"))
+    assert all(e.terminations.values()) and e.infos["b"]["goal"] == 100
 
 
 def test_random_playouts_and_cli(capsys):

@@ -4,6 +4,7 @@ Not wired into ``python -m ggpzoo`` yet; until then::
 
     python -m ggpzoo.gdl.cli FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
     python -m ggpzoo.gdl.cli bench --gdl FILE [--seconds S]
+    python -m ggpzoo.gdl.cli corpus DIR [--roles 2] [--games 3]
 
 :func:`main` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
 and network size, random-playout speed of both paths, PettingZoo's ``api_test``);
@@ -19,7 +20,7 @@ import time
 
 import numpy as np
 
-__all__ = ["main", "bench", "bench_main", "exact_playouts"]
+__all__ = ["main", "bench", "bench_main", "corpus_main", "play_sheet", "exact_playouts", "compiled_playouts"]
 
 
 def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
@@ -103,11 +104,105 @@ def bench_main(argv=None) -> int:
     return 0
 
 
+def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500) -> int:
+    """Play random games on the compiled path with the exact path checked at every step
+    (fluents, terminal, goals, legal ids); raise AssertionError at the first difference.
+    Returns the number of joint moves played."""
+    cm, em = game.machine("compiled"), game.machine("exact")
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for _ in range(n_games):
+        cs, es = cm.initial(), em.initial()
+        for _ in range(max_steps):
+            assert cm.fluents(cs) == es, f"states differ after {steps} joint moves"
+            assert cm.terminal(cs) == em.terminal(es), "terminal differs"
+            assert np.array_equal(cm.goals(cs), em.goals(es)), "goals differ"
+            if em.terminal(es):
+                break
+            cl, el = cm.legal(cs), em.legal(es)
+            assert all(np.array_equal(a, b) for a, b in zip(cl, el)), "legal moves differ"
+            if any(len(l) == 0 for l in el):
+                break
+            joint = [int(l[rng.integers(len(l))]) for l in el]
+            cs, es = cm.next(cs, joint), em.next(es, joint)
+            steps += 1
+    return steps
+
+
+def play_sheet(path, games: int = 3, max_steps: int = 2000, ground_time_limit: float = 30.0, seed: int = 0,
+               compare: int = 1) -> dict:
+    """Load a sheet and play ``games`` random games to the end through the AEC env, then
+    ``compare`` games with the compiled and exact paths in lockstep (when it compiles).
+
+    Returns ``{"file", "ok", "roles", "backend", "steps", "error"}``; ``ok`` means every game
+    reached a terminal state (or a state where some role has no legal move) and the paths
+    agreed."""
+    import os
+
+    from ggpzoo import gdl
+
+    out = {"file": os.path.basename(str(path)), "ok": False, "roles": None, "backend": None, "steps": 0, "error": ""}
+    t0 = time.perf_counter()
+    try:
+        g = gdl.load(path, ground_time_limit=ground_time_limit)
+        out["roles"] = len(g.roles)
+        e = gdl.raw_env(g, backend="auto", max_steps=max_steps, ground_time_limit=ground_time_limit)
+        out["backend"] = e.backend
+        rng = np.random.default_rng(seed)
+        for _ in range(games):
+            e.reset()
+            while e.agents and not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
+                e.step(int(rng.choice(e.legal_actions())))
+                out["steps"] += 1
+            if any(e.truncations.values()):
+                raise GDLErrorLike(f"a random game did not end within {max_steps} joint moves")
+        if compare and e.backend == "compiled":
+            compare_paths(g, compare, seed)
+        out["ok"] = True
+    except Exception as err:  # noqa: BLE001 - reported per sheet
+        out["error"] = f"{type(err).__name__}: {err}"[:300]
+    out["seconds"] = round(time.perf_counter() - t0, 2)
+    return out
+
+
+class GDLErrorLike(RuntimeError):
+    """A sheet that loads but whose random games do not end."""
+
+
+def corpus_main(argv=None) -> int:
+    """``corpus DIR|FILES``: load every sheet, play random games to the end, print a table."""
+    import glob
+    import os
+
+    p = argparse.ArgumentParser(prog="ggpzoo gdl corpus", description="which GDL sheets load and play to the end")
+    p.add_argument("paths", nargs="+", help=".kif files or folders of them")
+    p.add_argument("--games", type=int, default=3)
+    p.add_argument("--roles", type=int, default=None, help="only sheets with this many roles")
+    p.add_argument("--ground-time-limit", type=float, default=30.0)
+    a = p.parse_args(argv)
+    files = []
+    for path in a.paths:
+        files.extend(sorted(glob.glob(os.path.join(path, "**", "*.kif"), recursive=True)) if os.path.isdir(path) else [path])
+    rows = []
+    for f in files:
+        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit)
+        if a.roles is not None and r["roles"] is not None and r["roles"] != a.roles:
+            continue
+        rows.append(r)
+        print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['file']:<40} roles {r['roles']} {r['backend'] or '-':<8} "
+              f"{r['steps']:>6} steps {r['seconds']:>7.1f} s  {r['error']}", flush=True)
+    ok = sum(r["ok"] for r in rows)
+    print(f"{ok}/{len(rows)} sheets load and play {a.games} random games to the end")
+    return 0 if ok == len(rows) else 1
+
+
 def main(argv=None) -> int:
     """``gdl FILE``: describe a GDL sheet, measure it, and run PettingZoo's api_test on it."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:
         return bench_main(argv[1:])
+    if argv[:1] == ["corpus"]:
+        return corpus_main(argv[1:])
     p = argparse.ArgumentParser(prog="ggpzoo gdl", description="load a GDL sheet as a PettingZoo env and measure it")
     p.add_argument("file", help="a .kif file, or the name of a shipped game (tictactoe, skirmish...)")
     p.add_argument("--backend", default="auto", choices=["auto", "compiled", "exact"])

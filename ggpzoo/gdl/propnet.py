@@ -370,6 +370,11 @@ class Propnet:
         heads: dict = {}
         for head, pos, neg in g.instances:
             heads.setdefault(head, []).append((pos, neg))
+        # legal, goal, terminal or next defined by static rules only: always-true atoms
+        for rel in (("legal", 2), ("goal", 2), ("terminal", 0), ("next", 1)):
+            if rel not in game.program.dynamic:
+                for fact in game.program.static_facts(rel):
+                    heads.setdefault(fact, []).append(([], []))
         does_keys = [("does", r, m) for r in roles for m in game.actions[r]]
         for d in does_keys:
             aid(d)

@@ -117,7 +117,8 @@ def _read(tokens: list[tuple[str, int]]):
                 raise GDLError(f"line {start}: a term's functor must be a symbol, got {to_text(items[0])}")
             if is_var(items[0]):
                 raise GDLError(f"line {start}: a term's functor must be a symbol, got the variable {items[0]}")
-            term = tuple(items)
+            # ``(terminal)`` and ``terminal`` are the same atom
+            term = items[0] if len(items) == 1 else tuple(items)
             if stack:
                 stack[-1].append(term)
             else:
