@@ -142,8 +142,8 @@ def _lockstep(g, n_games, seed):
     return compare_paths(g, n_games, seed, max_steps=10**6)
 
 
-@pytest.mark.parametrize("name,n_games", [("tictactoe", 30), ("connect_four", 10), ("breakthrough", 4),
-                                          ("mad_bishops", 2), ("amazons_split", 1), ("skirmish_endgame", 2)])
+# The five editions are checked against the kernels on both paths in test_gdl_kernels.py.
+@pytest.mark.parametrize("name,n_games", [("tictactoe", 30), ("connect_four", 10), ("breakthrough", 4)])
 def test_compiled_matches_exact(name, n_games):
     assert _lockstep(game(name), n_games, seed=5) >= n_games * 5
 

@@ -109,7 +109,7 @@ def play_lockstep(name, n_games, seed, backend="compiled", max_plies=None):
     return plies
 
 
-@pytest.mark.parametrize("name,n_games", [("amazons_split", 25), ("mad_bishops", 25), ("skirmish", 25), ("skirmish_endgame", 40)])
+@pytest.mark.parametrize("name,n_games", [("amazons_split", 12), ("mad_bishops", 12), ("skirmish", 12), ("skirmish_endgame", 20)])
 def test_compiled_matches_kernel(name, n_games):
     assert play_lockstep(name, n_games, seed=1) > n_games * 10
 

@@ -53,6 +53,13 @@ def test_bad_sheets_are_refused_naming_the_rule(text, match):
         gdl.load(text)
 
 
+def test_malformed_base_is_ignored_with_a_warning():
+    text = COUNTER + "\n(base cellholds (val 1 2) (val 3 4))"
+    with pytest.warns(UserWarning, match="ignored 1 base/input sentence"):
+        g = gdl.load(text)
+    assert g.legal(g.initial_state(), "robot") == ["inc", ("jump", "2")]
+
+
 def test_error_names_the_line():
     text = "(role r)\n(q 1)\n(<= (p ?x)\n    (q ?y))"
     with pytest.raises(ValueError, match="line 3: \\(<= \\(p \\?x\\) \\(q \\?y\\)\\)"):

@@ -119,6 +119,11 @@ class Game:
             from ggpzoo.gdl.ground import ground
 
             self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit)
+            # the exact path's joins, ordered by the relation sizes of the relaxed model
+            for crs in self.program._exact.values():
+                for cr in crs:
+                    cr.reorder(self._grounding.estimate)
+            self._cache.clear()
         return self._grounding
 
     @cached_property

@@ -84,8 +84,29 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         target = store[rel]
         delta[rel] = [h for h in items if target.add(h)]
         count[0] += len(delta[rel])
+    from ggpzoo.gdl.logic import _leaves
+    from ggpzoo.gdl.syntax import is_var, variables
+
+    def est(lit, bound):
+        """Expected matches of ``lit`` with the variables ``bound`` known, from the model so far."""
+        rel = db(relation(lit))
+        n = len(rel.items)
+        if n == 0:
+            return 0.0
+        paths = tuple(p for p, x in _leaves(lit) if p and (not is_var(x) or x in bound))
+        if not paths:
+            return float(n)
+        return n / max(1, len(rel.index(paths)))
+
+    sizes: dict = {}
     while any(delta.values()):
         check_budget()
+        # order the bodies by the relation sizes so far (again when a relation has doubled)
+        now = {rel: len(r.items) for rel, r in store.items()}
+        if any(now[rel] > 2 * sizes.get(rel, 0) + 8 for rel in now):
+            for cr in rules:
+                cr.reorder(est)
+            sizes = now
         new: dict = {}
         for cr in rules:
             for rel, items in delta.items():
@@ -101,7 +122,9 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             target = store[rel]
             delta[rel] = [h for h in items if target.add(h)]
             count[0] += len(delta[rel])
-    # Rule instances over the model.
+    # Rule instances over the model, the bodies ordered by the final sizes.
+    for cr in rules:
+        cr.reorder(est)
     instances = []
     for cr in dyn_rules:
         pos = [b for b in cr.positive if relation(b) in program.dynamic]
@@ -120,4 +143,6 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             moves[a[1]].append(a[2])
     for r in moves:
         moves[r].sort(key=sort_key)
-    return Grounding(fluents, moves, instances, time.perf_counter() - t0)
+    out = Grounding(fluents, moves, instances, time.perf_counter() - t0)
+    out.estimate = est  # expected matches of a literal, from the relaxed model's sizes
+    return out

@@ -269,9 +269,10 @@ def _leaves(t, path=()):
         yield path, t
 
 
-def _order(pos, rest, dynamic, first, rule) -> list:
+def _order(pos, rest, dynamic, first, rule, est=None) -> list:
     """The evaluation steps of a body: positive literals greedily (ground checks first, then
-    the most bound variables, state facts, then static relations, then the fewest unknowns),
+    the most bound variables, state facts, then static relations, then the fewest unknowns;
+    or, given ``est(literal, bound) -> expected matches``, the fewest expected matches),
     each negation and distinct as soon as its variables are bound."""
     bound: set = set()
     steps = []
@@ -290,6 +291,8 @@ def _order(pos, rest, dynamic, first, rule) -> list:
     def score(b):
         vs = variables(b)
         unknown = len(vs - bound)
+        if est is not None:
+            return (unknown == 0, -est(b, bound), -unknown)
         return (unknown == 0, len(vs & bound), relation(b) == TRUE, relation(b) not in dynamic, -unknown)
 
     if first is None:
@@ -321,10 +324,17 @@ class _Compiled:
         rest = [b for b in rule.body if not ((a := _atom_of(b)) is not None and a[1])]
         if relaxed:  # negation of a dynamic relation is assumed true in the relaxed program
             rest = [b for b in rest if b[0] == "distinct" or relation(b[1]) not in dynamic]
+        self._parts = (pos, rest, dynamic, rule)
         self.steps = _order(pos, rest, dynamic, None, rule)
         # semi-naive variants: the body reordered to start at each positive literal
         self.variants = [_order(pos, rest, dynamic, j, rule) for j in range(len(pos))]
         self.pos_rels = [relation(b) for b in pos]
+
+    def reorder(self, est) -> None:
+        """Order the body again with a cost estimate (see :func:`_order`)."""
+        pos, rest, dynamic, rule = self._parts
+        self.steps = _order(pos, rest, dynamic, None, rule, est)
+        self.variants = [_order(pos, rest, dynamic, j, rule, est) for j in range(len(pos))]
         self.positive = [b for b in pos]
         self.negative = [b[1] for b in rule.body if (a := _atom_of(b)) is not None and not a[1]]
 
@@ -384,7 +394,21 @@ class Program:
     """A checked GDL program, its components in dependency order and its static facts."""
 
     def __init__(self, rules: list[Rule]):
-        expanded = [e for r in rules for e in expand_or(r)]
+        expanded = []
+        self.ignored = []  # base/input sentences of the wrong arity, dropped with a warning
+        for r in rules:
+            name, arity = relation(r.head)
+            if name in ("base", "input") and arity != KEYWORD_ARITY[name]:
+                self.ignored.append(r)
+                continue
+            expanded.extend(expand_or(r))
+        if self.ignored:
+            import warnings
+
+            warnings.warn(
+                f"ignored {len(self.ignored)} base/input sentence(s) of the wrong arity, e.g. {self.ignored[0].where()}",
+                stacklevel=3,
+            )
         self.rules = expanded
         deps = _Deps()
         neg_deps = defaultdict(set)
