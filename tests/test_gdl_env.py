@@ -8,7 +8,6 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from ggpzoo import gdl
-from ggpzoo.gdl.syntax import to_text
 
 RPS = """
 ; rock-paper-scissors, one simultaneous round
@@ -51,7 +50,7 @@ def test_parallel_api_simultaneous():
     assert infos == {"left": {"goal": 50}, "right": {"goal": 50}}
     e = p._aec
     acts = {"left": e.term_to_action("rock", "left"), "right": e.term_to_action("scissors", "right")}
-    obs, rew, term, trunc, infos = p.step(acts)
+    _obs, rew, term, _trunc, infos = p.step(acts)
     assert rew == {"left": 1.0, "right": -1.0} and all(term.values())
     assert infos["left"]["goal"] == 100 and infos["right"]["goal"] == 0
 
@@ -187,7 +186,7 @@ def test_random_playouts_and_cli(capsys):
     from ggpzoo.gdl import cli
     from ggpzoo.gdl.propnet import random_playouts
 
-    steps, seconds, mean_goals = random_playouts(game("tictactoe").propnet(), 200, seed=0)
+    steps, _seconds, mean_goals = random_playouts(game("tictactoe").propnet(), 200, seed=0)
     assert 5 * 200 <= steps <= 9 * 200
     assert 0 <= mean_goals[0] <= 100 and abs(mean_goals.sum() - 100) < 1e-9  # zero-sum 100 in tic-tac-toe
     assert cli.main([gdl.game_path("tictactoe"), "--games", "50", "--seconds", "0.2", "--no-api-test"]) == 0

@@ -5,11 +5,11 @@
 ``parallel_env(path)`` as a Parallel env.
 """
 
-from ggpzoo.gdl.syntax import GDLError
+from ggpzoo.gdl.envs import env, parallel_env, raw_env
 from ggpzoo.gdl.game import Game, load
-from ggpzoo.gdl.envs import env, raw_env, parallel_env
+from ggpzoo.gdl.syntax import GDLError
 
-__all__ = ["GDLError", "Game", "load", "env", "raw_env", "parallel_env", "GAMES_DIR", "game_path"]
+__all__ = ["GAMES_DIR", "GDLError", "Game", "env", "game_path", "load", "parallel_env", "raw_env"]
 
 import os as _os
 

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-__all__ = ["main", "bench", "bench_main", "corpus_main", "play_sheet", "exact_playouts", "compiled_playouts"]
+__all__ = ["bench", "bench_main", "compiled_playouts", "corpus_main", "exact_playouts", "main", "play_sheet"]
 
 
 def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
@@ -155,7 +155,7 @@ def play_sheet(path, games: int = 3, max_steps: int = 2000, ground_time_limit: f
                 e.step(int(rng.choice(e.legal_actions())))
                 out["steps"] += 1
             if any(e.truncations.values()):
-                raise GDLErrorLike(f"a random game did not end within {max_steps} joint moves")
+                raise GameDoesNotEnd(f"a random game did not end within {max_steps} joint moves")
         if compare and e.backend == "compiled":
             compare_paths(g, compare, seed)
         out["ok"] = True
@@ -165,7 +165,7 @@ def play_sheet(path, games: int = 3, max_steps: int = 2000, ground_time_limit: f
     return out
 
 
-class GDLErrorLike(RuntimeError):
+class GameDoesNotEnd(RuntimeError):
     """A sheet that loads but whose random games do not end."""
 
 

@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Any GDL game (`ggpzoo.gdl.env(path)`)
 
@@ -52,7 +51,7 @@ from ggpzoo.envs.base import ActionSpace, integer_id
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
-__all__ = ["raw_env", "env", "parallel_env", "grid_layout", "make_machine"]
+__all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
 
 MAX_FORCED = 100_000  # joint moves in a row with no choice before the env gives up
 

@@ -23,12 +23,12 @@ import numpy as np
 from ggpzoo.gdl.logic import Program
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
-__all__ = ["Game", "load", "ExactMachine"]
+__all__ = ["ExactMachine", "Game", "load"]
 
 LEGAL, GOAL, TERMINAL, NEXT = ("legal", 2), ("goal", 2), ("terminal", 0), ("next", 1)
 
 
-def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> "Game":
+def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> Game:
     """Read and check a GDL sheet: a path to a ``.kif`` file, or the KIF text itself.
 
     Raises :class:`ggpzoo.gdl.GDLError` (a ValueError) for a sheet that cannot be read or

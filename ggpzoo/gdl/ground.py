@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import time
 
-from ggpzoo.gdl.logic import DOES, TRUE, Program, _Compiled, _EMPTY, _Rel
+from ggpzoo.gdl.logic import _EMPTY, DOES, TRUE, Program, _Compiled, _Rel
 from ggpzoo.gdl.syntax import GDLError, Rule, relation, substitute
 
-__all__ = ["Grounding", "ground", "GroundingTooLarge"]
+__all__ = ["Grounding", "GroundingTooLarge", "ground"]
 
 
 class GroundingTooLarge(GDLError):
@@ -85,7 +85,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         delta[rel] = [h for h in items if target.add(h)]
         count[0] += len(delta[rel])
     from ggpzoo.gdl.logic import _leaves
-    from ggpzoo.gdl.syntax import is_var, variables
+    from ggpzoo.gdl.syntax import is_var
 
     def est(lit, bound):
         """Expected matches of ``lit`` with the variables ``bound`` known, from the model so far."""

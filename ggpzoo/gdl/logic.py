@@ -17,9 +17,17 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 
-from ggpzoo.gdl.syntax import GDLError, Rule, is_var, relation, substitute, to_text, variables
+from ggpzoo.gdl.syntax import (
+    GDLError,
+    Rule,
+    is_var,
+    relation,
+    substitute,
+    to_text,
+    variables,
+)
 
-__all__ = ["Program", "check", "KEYWORD_ARITY"]
+__all__ = ["KEYWORD_ARITY", "Program", "check"]
 
 # Arity of GDL's reserved relations.
 KEYWORD_ARITY = {
@@ -118,7 +126,7 @@ def _sccs(nodes, edges) -> list[list]:
 def check(rules: list[Rule], deps, comp_of) -> None:
     """Refuse a sheet that breaks GDL: raise :class:`GDLError` naming the rule."""
     for r in rules:
-        name, arity = relation(r.head)
+        name, _arity = relation(r.head)
         if name in ("true", "does", "distinct", "not", "or", "<="):
             raise GDLError(f"{name} cannot be defined by a rule ({r.where()})")
         for atom in [r.head] + [x[0] for b in r.body if (x := _atom_of(b)) is not None]:
@@ -227,7 +235,7 @@ def _get(t, path):
 class _Rel:
     """The facts of one relation, with hash indexes built on demand."""
 
-    __slots__ = ("facts", "items", "idx")
+    __slots__ = ("facts", "idx", "items")
 
     def __init__(self):
         self.facts: set = set()

@@ -26,7 +26,7 @@ from numba import njit
 from ggpzoo.gdl.logic import _sccs
 from ggpzoo.gdl.syntax import GDLError, to_text
 
-__all__ = ["Propnet", "CompiledMachine", "random_playouts"]
+__all__ = ["CompiledMachine", "Propnet", "random_playouts"]
 
 # A literal common to the rules of at least this many legal atoms becomes a guard. (Measured
 # on the shipped sheets, guards double the playout speed of the turn-taking games.)
@@ -119,8 +119,7 @@ def _goals(vals, goal_atom, goal_role, goal_value, out):
         if vals[goal_atom[i]] and goal_value[i] > out[goal_role[i]]:
             out[goal_role[i]] = goal_value[i]
     for r in range(out.shape[0]):
-        if out[r] < 0:
-            out[r] = 0
+        out[r] = max(out[r], 0)
 
 
 @njit(cache=True)
@@ -440,7 +439,7 @@ class Propnet:
         derived = [ids[h] for h in heads]
         comps = _sccs(derived, deps)  # dependencies first
         # which derived atoms depend (transitively) on does
-        does_set = set(ids[d] for d in does_keys)
+        does_set = {ids[d] for d in does_keys}
         by_does = set()
         for comp in comps:
             if any(any((l >> 1) in does_set or (l >> 1) in by_does for ls in rules_of.get(a, ()) for l in ls) for a in comp):
@@ -671,9 +670,10 @@ class CompiledMachine:
         bad = _legal(net.vals, net.legal_atom, net.legal_role, net.legal_id, net.guard_start, net.guard_lits,
                      len(self.roles), self._out, self._counts)
         if bad >= 0:
-            i = int(net.legal_atom[bad])
-            a = [k for k in net.unmapped]
-            raise GDLError(f"a legal move outside the action space (the sheet's input relation): {', '.join(to_text(x) for x in a[:3])}")
+            raise GDLError(
+                "a legal move outside the action space (the sheet's input relation): "
+                + ", ".join(to_text(x) for x in net.unmapped[:3])
+            )
         return [np.sort(self._out[r, : self._counts[r]]) for r in range(len(self.roles))]
 
     def terminal(self, state) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Rule", "parse", "to_text", "is_var", "variables", "relation", "substitute", "sort_key", "GDLError"]
+__all__ = ["GDLError", "Rule", "is_var", "parse", "relation", "sort_key", "substitute", "to_text", "variables"]
 
 
 class GDLError(ValueError):
