@@ -46,6 +46,7 @@ def test_parse_case_comments_numbers():
         ("(legal r)", "legal takes 2 arguments"),
         ("(<= (p ?x) (q ?x) (distinct ?x ?z))\n(q 1)", "unsafe rule"),
         ("(q 1)", "no role"),
+        ("(role r)\n(nat 0)\n(<= (nat (s ?x)) (nat ?x))", "infinite relation"),
     ],
 )
 def test_bad_sheets_are_refused_naming_the_rule(text, match):

@@ -35,6 +35,15 @@ KEYWORD_ARITY = {
     "terminal": 0, "base": 1, "input": 2,
 }
 TRUE, DOES = ("true", 1), ("does", 2)
+MAX_STATIC_FACTS = 5_000_000  # more, and a sheet is taken to define an infinite relation
+MAX_TERM_DEPTH = 40  # deeper derived terms, likewise
+
+
+def _depth(t) -> int:
+    """Nesting depth of a term (a symbol is 0)."""
+    if type(t) is not tuple:
+        return 0
+    return 1 + max(_depth(a) for a in t)
 
 
 # ----------------------------------------------------------------------------- or-expansion
@@ -453,7 +462,18 @@ class Program:
         self._exact = {rel: [_Compiled(r, self.dynamic, False) for r in rs] for rel, rs in by_head.items()}
         self._relaxed = {rel: [_Compiled(r, self.dynamic, True) for r in rs] for rel, rs in by_head.items()}
         self.static = {}
-        self._run([i for i, c in enumerate(comps) if not any(rel in self.dynamic for rel in c)], self.static, self._exact, None)
+
+        def static_budget():
+            n = sum(len(r.items) for r in self.static.values())
+            if n > MAX_STATIC_FACTS:
+                big = max(self.static, key=lambda rel: len(self.static[rel].items))
+                raise GDLError(
+                    f"the static relations pass {MAX_STATIC_FACTS:,} facts ({big[0]}/{big[1]} has "
+                    f"{len(self.static[big].items):,}): the sheet seems to define an infinite relation"
+                )
+
+        self._run([i for i, c in enumerate(comps) if not any(rel in self.dynamic for rel in c)], self.static,
+                  self._exact, None, static_budget)
 
     # ------------------------------------------------------------------ evaluation
     def components_for(self, targets) -> list[int]:
@@ -507,6 +527,11 @@ class Program:
                 for rel, h in new:
                     if store[rel].add(h):
                         delta.setdefault(rel, []).append(h)
+                        if _depth(h) > MAX_TERM_DEPTH:
+                            raise GDLError(
+                                f"{rel[0]}/{rel[1]} derives terms nested deeper than {MAX_TERM_DEPTH} "
+                                f"(e.g. {to_text(h)[:120]}...): the sheet seems to define an infinite relation"
+                            )
                 if not delta:
                     break
 
