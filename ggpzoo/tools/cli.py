@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="python -m ggpzoo", description=DESCRIPTION, epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,gdl}", parser_class=_Parser)
 
     sub.add_parser("list", help="list the environments and the agents",
                    description="List the environments and the agent specs.")
@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "bench", help="self-play speed of the envs (python -m ggpzoo.tools.bench)", add_help=False,
         description="Self-play throughput; see python -m ggpzoo bench --help.",
+    )
+
+    sub.add_parser(
+        "gdl", help="load a GDL rule sheet as an env: roles, actions, speed, api_test", add_help=False,
+        description="A GDL sheet as a PettingZoo env; see python -m ggpzoo gdl --help.",
     )
 
     arena = sub.add_parser(
@@ -279,9 +284,17 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "bench":  # its own parser and --help
+        if "--gdl" in argv:
+            from ggpzoo.gdl.cli import bench_main
+
+            return bench_main(argv[1:])
         from ggpzoo.tools import bench
 
         return bench.main(argv[1:])
+    if argv and argv[0] == "gdl":  # ggpzoo.gdl.cli's own parser
+        from ggpzoo.gdl.cli import main as gdl_main
+
+        return gdl_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
