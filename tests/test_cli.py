@@ -23,18 +23,26 @@ def run(capsys, *argv):
 
 
 @pytest.mark.parametrize("command, text", [
-    ([], "{list,bench,arena,replay,play}"),
+    ([], "{list,bench,arena,replay,play,gdl}"),
     (["list"], "List the environments"),
     (["bench"], "--vs"),  # the benchmark's own help
     (["arena"], "--agents"),
     (["replay"], "animated GIF"),
     (["play"], "--opponent"),
+    (["gdl"], "a .kif file, or the name of a shipped game"),  # ggpzoo.gdl.cli's own help
 ])
 def test_help(capsys, command, text):
     with pytest.raises(SystemExit) as exit_:
         main([*command, "--help"])
     assert exit_.value.code == 0
     assert text in capsys.readouterr().out
+
+
+def test_gdl_commands_reach_the_gdl_tools(capsys):
+    code, out, _ = run(capsys, "bench", "--gdl", "tictactoe", "--seconds", "0.1", "--no-exact")
+    assert code == 0 and out.splitlines()[1].split()[0] == "tictactoe"
+    code, out, _ = run(capsys, "gdl", "tictactoe", "--games", "20", "--seconds", "0.1", "--no-api-test")
+    assert code == 0 and "roles: xplayer (10 actions), oplayer (10 actions)" in out
 
 
 def test_no_command_prints_help(capsys):
