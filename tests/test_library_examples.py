@@ -89,3 +89,14 @@ def test_agilerl_tiny_run(capsys):
     assert example.main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("iter ") == 2 and "score vs random over 2 games per seat: white" in out
+
+
+def test_library_throughput_tiny_run(capsys):
+    spec = importlib.util.spec_from_file_location("example_library_throughput", EXAMPLES / "library_throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--env", "skirmish_endgame_v0", "--seconds", "0.1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["env", "through", "steps/s"]
+    ways = [ln[22:50].strip() for ln in lines[1:]]
+    assert ways[:2] == ["pettingzoo env()", "turn_based_aec_to_parallel"]  # the libraries' rows where installed
