@@ -14,11 +14,12 @@ __all__ = ["RandomAgent", "GreedyAgent"]
 class RandomAgent(Agent):
     """A uniformly random legal action, from the observation's ``action_mask``.
 
-    >>> from ggpzoo.envs import skirmish_v0
-    >>> env = skirmish_v0.raw_env(); env.reset()
-    >>> agent = RandomAgent(seed=0)
-    >>> bool(env.observe("white")["action_mask"][agent.act(env)])
-    True
+    Examples:
+        >>> from ggpzoo.envs import skirmish_v0
+        >>> env = skirmish_v0.raw_env(); env.reset()
+        >>> agent = RandomAgent(seed=0)
+        >>> bool(env.observe("white")["action_mask"][agent.act(env)])
+        True
     """
 
     name = "random"

@@ -329,8 +329,9 @@ class VectorGames:
         final_goals = self._final_goals.copy()
         lengths = self._lengths.copy()
         rewards = np.zeros((self.num_games, 2), np.float32)
-        sign = np.sign(final_goals[:, 0] - final_goals[:, 1]).astype(np.float32)
-        rewards[finished, 0], rewards[finished, 1] = sign[finished], -sign[finished]
+        diff = final_goals[:, 0].astype(np.int64) - final_goals[:, 1]
+        rewards[finished, 0] = np.sign(diff[finished])
+        rewards[finished, 1] = np.sign(-diff[finished])  # a draw pays +0.0 to both, never -0.0
         for i in np.flatnonzero(finished):
             self._results.append((int(final_goals[i, 0]), int(final_goals[i, 1]), int(lengths[i])))
         return StepResult(rewards, finished, final_goals, lengths)

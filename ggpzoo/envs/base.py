@@ -167,6 +167,10 @@ class GGPEnv(AECEnv, EzPickle):
             ``render`` extra). See :mod:`ggpzoo.envs.render`.
         max_steps: if given, a game still running after this many actions ends by
             truncation (not termination). ``None`` (the default) plays the rules as written.
+        mask_in_infos: if True, ``infos[agent]["action_mask"]`` also holds the agent's mask
+            (a copy of ``observe(agent)["action_mask"]``), for libraries that read it there
+            (AgileRL's multi-agent algorithms, PettingZoo's non-dict convention). Off by
+            default: it copies the mask at every step.
     """
 
     game_spec: GameSpec
@@ -194,8 +198,8 @@ class GGPEnv(AECEnv, EzPickle):
             "render_fps": 2,
         }
 
-    def __init__(self, render_mode: str | None = None, max_steps: int | None = None):
-        EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps)
+    def __init__(self, render_mode: str | None = None, max_steps: int | None = None, mask_in_infos: bool = False):
+        EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps, mask_in_infos=mask_in_infos)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -210,6 +214,9 @@ class GGPEnv(AECEnv, EzPickle):
             raise DependencyNotInstalled(
                 "render_mode='human' needs pygame: pip install 'ggpzoo[render]' (or use 'rgb_array' or 'ansi')"
             )
+        if not isinstance(mask_in_infos, (bool, np.bool_)):
+            raise ValueError(f"mask_in_infos must be True or False, got {mask_in_infos!r}")
+        self.mask_in_infos = bool(mask_in_infos)
         self.render_mode = render_mode
         self._last_action: int | None = None  # the last action played, drawn highlighted
         self._window = None  # the pygame window of render_mode="human"
@@ -314,8 +321,8 @@ class GGPEnv(AECEnv, EzPickle):
         self.infos = {white: self._info(0, gw), black: self._info(1, gb)}
         self.agent_selection = self.possible_agents[aux[ROLE]]
         if self._over:
-            r = float((gw > gb) - (gw < gb))
-            self.rewards = {white: r, black: -r}
+            # +1 / -1 / 0 each (a draw pays +0.0 to both, never -0.0)
+            self.rewards = {white: float((gw > gb) - (gw < gb)), black: float((gb > gw) - (gb < gw))}
             self.terminations = {white: True, black: True}
         else:
             self.rewards = {white: 0.0, black: 0.0}
@@ -323,6 +330,9 @@ class GGPEnv(AECEnv, EzPickle):
                 self.truncations = {white: True, black: True}
                 _set_mask(self._mask, self._legal, self._n_legal, 0)
                 self._n_legal = 0
+        if self.mask_in_infos:
+            for a in self.possible_agents:
+                self.infos[a]["action_mask"] = self._agent_mask(a)
 
     def _info(self, role: int, goal: int) -> dict:
         """The ``infos`` entry of ``role``; subclasses may add keys."""
@@ -334,11 +344,13 @@ class GGPEnv(AECEnv, EzPickle):
         k = self.kernel
         obs = np.empty((k.H, k.W, self.num_planes), self.obs_dtype)
         k.observe(self._board, self._aux, role, obs)
+        return {"observation": obs, "action_mask": self._agent_mask(agent)}
+
+    def _agent_mask(self, agent) -> np.ndarray:
+        """A fresh copy of ``agent``'s mask: the legal actions if it is to act, else all zeros."""
         if agent == self.agent_selection and self._n_legal and not self.terminations.get(agent, True):
-            mask = self._mask.copy()
-        else:
-            mask = np.zeros(self.num_actions, np.int8)
-        return {"observation": obs, "action_mask": mask}
+            return self._mask.copy()
+        return np.zeros(self.num_actions, np.int8)
 
     def legal_actions(self) -> np.ndarray:
         """The legal action ids of ``agent_selection``, ascending (empty once the game is over,

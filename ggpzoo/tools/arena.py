@@ -103,8 +103,9 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval of a proportion ``score / n`` (draws count as half a win).
 
-    >>> [round(v, 4) for v in wilson(8, 10)]
-    [0.4902, 0.9433]
+    Examples:
+        >>> [round(v, 4) for v in wilson(8, 10)]
+        [0.4902, 0.9433]
     """
     if n <= 0:
         return 0.0, 1.0

@@ -98,7 +98,7 @@ class PotentialShaping(RewardAccounting):
             return {a: 0.0 for a in env.agents}
         value = float(self.potential(*env.unwrapped.get_state()))
         first = env.possible_agents[0]
-        return {a: value if a == first else -value for a in env.agents}
+        return {a: value if a == first else 0.0 - value for a in env.agents}  # 0.0 - v: never -0.0
 
     def _begin(self, rewards=None) -> None:
         self._phi = self.potentials()

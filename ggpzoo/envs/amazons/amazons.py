@@ -28,6 +28,13 @@ The game ends as soon as either role has no queen move, whoever is to move. Whit
 is 100 if black has no queen move, else 0; black's likewise; both 100 is a draw. Reward
 at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 
+### Through other libraries
+Generic wrappers (TorchRL's `PettingZooWrapper`, Tianshou's `PettingZooEnv`, AgileRL)
+copy or convert the 86,980-entry mask at every step, which makes this env run at a few to
+a few tens of steps per second through them. There, play `amazons_split_v0` (the same
+game, 10,000 actions) or wrap this env in `AmazonsTurnDecomposition` (three choices of
+100 per turn). See the docs page "Other libraries".
+
 ### Version history
 * v0: initial release.
 """

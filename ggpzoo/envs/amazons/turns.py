@@ -110,9 +110,8 @@ class AmazonsTurnDecomposition(TurnDecomposition):
         value = float(self._shaping.potential(*self._moved()))
         first = self.possible_agents[0]
         now = self._shaping.potentials()
-        self._paid = {
-            a: self._shaping.weight * ((value if a == first else -value) - now.get(a, 0.0)) for a in self.env.agents
-        }
+        w = self._shaping.weight
+        self._paid = {a: w * ((value if a == first else 0.0 - value) - now.get(a, 0.0)) for a in self.env.agents}
         return self._paid
 
     def _action_rewards(self, rewards):
