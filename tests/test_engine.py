@@ -14,12 +14,12 @@ import tokenize
 
 import numpy as np
 import pytest
+from helpers import random_states
 
 from ggpzoo.engine import VectorGames, dispatch
 from ggpzoo.engine.batch import play_games as play
 from ggpzoo.envs import SPECS, load, spec
 from ggpzoo.envs.spec import GameSpec
-from helpers import random_states
 
 NAMES = list(SPECS)
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "ggpzoo"
@@ -184,7 +184,11 @@ def test_the_engine_imports_only_the_games_and_itself():
     for path in sorted((PACKAGE / "engine").glob("*.py")):
         for name in _imports(path):
             assert name.startswith(allowed) and not name.startswith(forbidden), f"{path.name} imports {name}"
-    for path in [PACKAGE / "envs" / "spec.py", *sorted(PACKAGE.glob("envs/*/spec.py")), *sorted(PACKAGE.glob("envs/*/kernel.py"))]:
+    for path in [
+        PACKAGE / "envs" / "spec.py",
+        *sorted(PACKAGE.glob("envs/*/spec.py")),
+        *sorted(PACKAGE.glob("envs/*/kernel.py")),
+    ]:
         assert not any(n.startswith(("pettingzoo", "ggpzoo.wrappers", "ggpzoo.agents")) for n in _imports(path)), path
 
 

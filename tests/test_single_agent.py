@@ -75,7 +75,9 @@ def test_gymnasium_env_checker_decomposed_and_shaped(name):
 def test_make_aec_env_wrapper_order():
     env = make_aec_env("mad_bishops_v0", reward="winloss", decompose=True, shaping=0.5)
     assert [type(e).__name__ for e in (env, env.env, env.env.env)] == [
-        "MoveDecomposition", "PotentialShaping", "WinLossReward"
+        "MoveDecomposition",
+        "PotentialShaping",
+        "WinLossReward",
     ]
     assert type(make_aec_env("amazons_v0", shaping=1.0).env).__name__ == "PotentialShaping"
     assert not hasattr(make_aec_env("mad_bishops_v0"), "stage")  # decomposes amazons_v0 only by default
@@ -417,10 +419,14 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
     env = SingleAgentEnv("mad_bishops_v0", decompose=True, reward="winloss")
     kwargs = {"net_arch": [16]}
     if cnn:
-        kwargs |= {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"channels": 4, "layers": 1},
-                   "share_features_extractor": False}
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs=kwargs)
+        kwargs |= {
+            "features_extractor_class": BoardCNN,
+            "features_extractor_kwargs": {"channels": 4, "layers": 1},
+            "share_features_extractor": False,
+        }
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu", policy_kwargs=kwargs
+    )
     model.learn(64)
     best, sampler = PolicyOpponent(model, deterministic=True), PolicyOpponent(model)
     assert best._policy is model.policy and sampler._policy is model.policy
@@ -435,9 +441,11 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
         expected, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
         assert best(aec, aec.agent_selection) == int(expected)
         with torch.no_grad():
-            dist = model.policy.get_distribution(
-                model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask
-            ).distribution.probs[0].numpy()
+            dist = (
+                model.policy.get_distribution(model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask)
+                .distribution.probs[0]
+                .numpy()
+            )
         draws = np.bincount([sampler(aec, aec.agent_selection) for _ in range(2000)], minlength=len(mask)) / 2000
         assert draws[~mask].sum() == 0 and np.abs(draws - dist).max() < 0.05
         aec.step(int(rng.choice(np.flatnonzero(mask))))

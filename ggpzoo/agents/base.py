@@ -19,7 +19,6 @@ import numpy as np
 
 from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
-from ggpzoo.envs.base import VARIANT
 from ggpzoo.envs.state_check import checked_state
 
 __all__ = ["Agent"]

@@ -31,9 +31,9 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import _StateAgent
-from ggpzoo.envs.base import ROLE
 from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
 from ggpzoo.engine.rng import next_random as _next
+from ggpzoo.envs.base import ROLE
 
 __all__ = ["MCTSAgent"]
 
@@ -181,8 +181,10 @@ def _best_child(nodes, stats):
     pick = -1
     ch = nodes[0, FIRST]
     while ch != -1:
-        if pick == -1 or stats[ch, 0] > stats[pick, 0] or (
-            stats[ch, 0] == stats[pick, 0] and stats[ch, 1] > stats[pick, 1]
+        if (
+            pick == -1
+            or stats[ch, 0] > stats[pick, 0]
+            or (stats[ch, 0] == stats[pick, 0] and stats[ch, 1] > stats[pick, 1])
         ):
             pick = ch
         ch = nodes[ch, SIBLING]
@@ -241,11 +243,17 @@ class MCTSAgent(_StateAgent):
             or not (seconds > 0 and math.isfinite(seconds))
         ):
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)) or not (
-            c >= 0 and math.isfinite(c)
+        if (
+            isinstance(c, (bool, np.bool_))
+            or not isinstance(c, (int, float, np.integer, np.floating))
+            or not (c >= 0 and math.isfinite(c))
         ):
             raise ValueError(f"c must be a non-negative finite number, got {c!r}")
-        if isinstance(max_rollout, (bool, np.bool_)) or not isinstance(max_rollout, (int, np.integer)) or max_rollout < 1:
+        if (
+            isinstance(max_rollout, (bool, np.bool_))
+            or not isinstance(max_rollout, (int, np.integer))
+            or max_rollout < 1
+        ):
             raise ValueError(f"max_rollout must be a positive integer, got {max_rollout!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.seconds = None if seconds is None else float(seconds)

@@ -50,9 +50,7 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
             elif re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and float(arg[:-1]) > 0:
                 agent = MCTSAgent(env_name, seconds=float(arg[:-1]), seed=seed)
             else:
-                raise AgentSpecError(
-                    "the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)"
-                )
+                raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
         elif kind == "sb3" or text.endswith((".zip", ".json")):
             from ggpzoo.agents.sb3 import SB3Agent
 

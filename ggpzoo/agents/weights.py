@@ -127,8 +127,10 @@ def save_policy(model, path: str, env_name: str | None = None) -> str:
         "env": env_name,
         "policy": kind,
         "observation_space": {
-            "shape": list(obs_space.shape), "dtype": str(obs_space.dtype),
-            "low": low[0].item(), "high": high[0].item(),
+            "shape": list(obs_space.shape),
+            "dtype": str(obs_space.dtype),
+            "low": low[0].item(),
+            "high": high[0].item(),
         },
         "action_space": {"n": int(act_space.n)},
         "arguments": _to_json(params, "arguments"),
@@ -165,7 +167,9 @@ def load_policy(path: str):
         if d["policy"] not in classes:
             raise ValueError(f"the policy class {d['policy']!r} is not one of {sorted(classes)}")
         o = d["observation_space"]
-        obs_space = spaces.Box(float(o["low"]), float(o["high"]), tuple(int(n) for n in o["shape"]), np.dtype(o["dtype"]))
+        obs_space = spaces.Box(
+            float(o["low"]), float(o["high"]), tuple(int(n) for n in o["shape"]), np.dtype(o["dtype"])
+        )
         act_space = spaces.Discrete(int(d["action_space"]["n"]))
         arguments = _from_json(d["arguments"], "arguments")
         if not isinstance(arguments, dict):

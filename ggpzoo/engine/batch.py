@@ -22,10 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
-
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
+from numba import njit, prange
 
 from ggpzoo.engine.dispatch import apply as _apply
 from ggpzoo.engine.dispatch import goals as _goals
@@ -41,6 +40,7 @@ from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.spec import ROLE, STEP
 
 __all__ = ["VectorGames", "StepResult", "play_games", "play"]
+
 
 # ----------------------------------------------------------------------------- one game
 @njit(cache=True)
@@ -82,8 +82,19 @@ def _check_batch(actions, legal, n_legal, terminal, bad):
 
 @njit(cache=True, parallel=True)
 def _step_batch(
-    game, variant, auto_reset, actions, boards, auxs, legal, n_legal, goals, terminal,
-    finished, final_goals, lengths,
+    game,
+    variant,
+    auto_reset,
+    actions,
+    boards,
+    auxs,
+    legal,
+    n_legal,
+    goals,
+    terminal,
+    finished,
+    final_goals,
+    lengths,
 ):
     for i in prange(boards.shape[0]):
         finished[i] = False
@@ -254,8 +265,9 @@ class VectorGames:
             which = _bool_array(which, self.num_games)
             if not self._started and not which.all():
                 raise RuntimeError("the first reset() must start every game")
-        _reset_batch(self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal,
-                     self.goals, self.terminal)
+        _reset_batch(
+            self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal, self.goals, self.terminal
+        )
         self._started = True
 
     @property
@@ -295,8 +307,19 @@ class VectorGames:
         self._require_reset()
         seed = _seed(seed)
         out = np.empty(self.num_games, np.int32)
-        _policy_batch(self.game, policy, seed, self.boards, self.auxs, self.legal, self.n_legal,
-                      self.terminal, self._scratch_b, self._scratch_x, out)
+        _policy_batch(
+            self.game,
+            policy,
+            seed,
+            self.boards,
+            self.auxs,
+            self.legal,
+            self.n_legal,
+            self.terminal,
+            self._scratch_b,
+            self._scratch_x,
+            out,
+        )
         return out
 
     def step(self, actions) -> StepResult:
@@ -306,8 +329,9 @@ class VectorGames:
         except (OverflowError, TypeError, ValueError):  # ragged lists, ints beyond int64 and uint64
             actions = np.asarray(None)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
-                             f"got {actions.dtype} {actions.shape}")
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.num_games},), got {actions.dtype} {actions.shape}"
+            )
         self._require_reset()
         if self.terminal.all() and not self.auto_reset:
             raise RuntimeError("every game is over; call reset()")
@@ -320,11 +344,25 @@ class VectorGames:
         _check_batch(a32, self.legal, self.n_legal, self.terminal, bad)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"game {i}: action {int(actions[i])} is illegal "
-                             f"({int(self.n_legal[i])} legal actions; see legal_actions())")
-        _step_batch(self.game, self.variant, self.auto_reset, a32, self.boards, self.auxs, self.legal,
-                    self.n_legal, self.goals, self.terminal, self._finished, self._final_goals,
-                    self._lengths)
+            raise ValueError(
+                f"game {i}: action {int(actions[i])} is illegal "
+                f"({int(self.n_legal[i])} legal actions; see legal_actions())"
+            )
+        _step_batch(
+            self.game,
+            self.variant,
+            self.auto_reset,
+            a32,
+            self.boards,
+            self.auxs,
+            self.legal,
+            self.n_legal,
+            self.goals,
+            self.terminal,
+            self._finished,
+            self._final_goals,
+            self._lengths,
+        )
         finished = self._finished.copy()
         final_goals = self._final_goals.copy()
         lengths = self._lengths.copy()
@@ -359,7 +397,9 @@ def play_games(name: str, num_games: int, white: str = "random", black: str = "r
     goals = np.zeros((num_games, 2), np.int64)
     lengths = np.zeros(num_games, np.int32)
     policies = np.array([POLICIES[white], POLICIES[black]], np.int64)
-    _play_batch(kernel_id(sp.kernel), sp.variant, policies, seed, sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths)
+    _play_batch(
+        kernel_id(sp.kernel), sp.variant, policies, seed, sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths
+    )
     return goals, lengths
 
 

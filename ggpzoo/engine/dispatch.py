@@ -23,7 +23,16 @@ from ggpzoo.envs.mad_bishops import kernel as mad_bishops
 from ggpzoo.envs.skirmish import kernel as skirmish
 
 __all__ = [
-    "KERNELS", "MAX_LEGAL", "kernel_id", "init", "legal_actions", "apply", "is_terminal", "goals", "observe", "check_state",
+    "KERNELS",
+    "MAX_LEGAL",
+    "kernel_id",
+    "init",
+    "legal_actions",
+    "apply",
+    "is_terminal",
+    "goals",
+    "observe",
+    "check_state",
 ]
 
 # The kernel families, by id: the branches below follow this order.

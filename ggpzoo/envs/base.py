@@ -72,10 +72,19 @@ from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 from ggpzoo.envs.state_check import checked_state
 
 __all__ = [
-    "ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "Outcome", "ActionSpace", "make_env_fn", "cell", "xy", "cell_str",
+    "ROLE",
+    "VARIANT",
+    "STEP",
+    "AGENTS",
+    "GGPEnv",
+    "Outcome",
+    "ActionSpace",
+    "make_env_fn",
+    "cell",
+    "xy",
+    "cell_str",
     "integer_id",
 ]
-
 
 
 def cell(x: int, y: int, width: int) -> int:
@@ -190,7 +199,12 @@ class GGPEnv(AECEnv, EzPickle):
         if s is None:
             return
         cls.kernel, cls.variant, cls.num_actions, cls.num_planes = s.kernel, s.variant, s.num_actions, s.num_planes
-        cls.obs_dtype, cls.obs_high, cls.piece_chars, cls.file_names = s.obs_dtype, s.obs_high, s.piece_chars, s.file_labels
+        cls.obs_dtype, cls.obs_high, cls.piece_chars, cls.file_names = (
+            s.obs_dtype,
+            s.obs_high,
+            s.piece_chars,
+            s.file_labels,
+        )
         cls.metadata = {
             "name": s.name,
             "render_modes": ["ansi", "rgb_array", "human"],
@@ -202,10 +216,7 @@ class GGPEnv(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps, mask_in_infos=mask_in_infos)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_steps is not None and (
             isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
         ):
@@ -295,8 +306,10 @@ class GGPEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)  # PettingZoo: only None is accepted here
         # Fast path for a plain legal int; anything else goes through the full check.
-        a = action if type(action) is int and 0 <= action < self.num_actions and self._mask[action] else (
-            self._check_action(action)
+        a = (
+            action
+            if type(action) is int and 0 <= action < self.num_actions and self._mask[action]
+            else (self._check_action(action))
         )
         self._cumulative_rewards[agent] = 0.0
         self.kernel.apply(self._board, self._aux, a)
@@ -562,8 +575,14 @@ class GGPEnv(AECEnv, EzPickle):
         k = self.kernel
         to_move = int(self._aux[ROLE]) if self._n_legal else None  # no dot once the game is over
         return _render.board_image(
-            self._board, k.H, k.W, self.piece_chars, self.file_names, self.last_action_cells(),
-            to_move=to_move, cell_px=cell_px or _render.CELL_PX,
+            self._board,
+            k.H,
+            k.W,
+            self.piece_chars,
+            self.file_names,
+            self.last_action_cells(),
+            to_move=to_move,
+            cell_px=cell_px or _render.CELL_PX,
         )
 
     def __deepcopy__(self, memo):

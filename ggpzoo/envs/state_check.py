@@ -54,7 +54,9 @@ def _array(x, what: str, size: int, dtype, form: str) -> np.ndarray:
     out_of_range = (a < info.min) | (a > info.max)
     if out_of_range.any():
         i = int(np.flatnonzero(out_of_range)[0])
-        raise ValueError(f"bad state: {what}[{i}] is {a[i].item()!r}, outside {info.min}..{info.max} ({np.dtype(dtype).name})")
+        raise ValueError(
+            f"bad state: {what}[{i}] is {a[i].item()!r}, outside {info.min}..{info.max} ({np.dtype(dtype).name})"
+        )
     return np.array(a, dtype=dtype, order="C", copy=True)
 
 
@@ -95,5 +97,7 @@ def checked_state(state, kernel, variant: int | None = None, name: str | None = 
         raise ValueError(f"bad state: {problem}")
     if variant is not None and int(aux[1]) != variant:
         what = f"{name} plays" if name else "this env plays"
-        raise ValueError(f"bad state: aux[VARIANT] is {int(aux[1])}, {what} variant {variant} (a state of another game?)")
+        raise ValueError(
+            f"bad state: aux[VARIANT] is {int(aux[1])}, {what} variant {variant} (a state of another game?)"
+        )
     return board, aux

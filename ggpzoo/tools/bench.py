@@ -124,8 +124,13 @@ def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0
         games.step(games.random_actions(seed + batch_steps))
         batch_steps += 1
     elapsed = time.perf_counter() - start
-    row = _row(f"{name} (VectorGames, N={num_games})", len(games.pop_results()), batch_steps * num_games,
-               elapsed, SPECS[name].turn_actions)
+    row = _row(
+        f"{name} (VectorGames, N={num_games})",
+        len(games.pop_results()),
+        batch_steps * num_games,
+        elapsed,
+        SPECS[name].turn_actions,
+    )
     row["steps_per_game"] = float("nan")  # games still running at the end are not counted
     return row
 

@@ -82,25 +82,35 @@ def _env_name(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ggpzoo.agents.spec import SPEC_HELP
 
-    parser = _Parser(prog="python -m ggpzoo", description=DESCRIPTION, epilog=EPILOG,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="python -m ggpzoo",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,gdl}", parser_class=_Parser)
 
-    sub.add_parser("list", help="list the environments and the agents",
-                   description="List the environments and the agent specs.")
+    sub.add_parser(
+        "list", help="list the environments and the agents", description="List the environments and the agent specs."
+    )
 
     sub.add_parser(
-        "bench", help="self-play speed of the envs (python -m ggpzoo.tools.bench)", add_help=False,
+        "bench",
+        help="self-play speed of the envs (python -m ggpzoo.tools.bench)",
+        add_help=False,
         description="Self-play throughput; see python -m ggpzoo bench --help.",
     )
 
     sub.add_parser(
-        "gdl", help="load a GDL rule sheet as an env: roles, actions, speed, api_test", add_help=False,
+        "gdl",
+        help="load a GDL rule sheet as an env: roles, actions, speed, api_test",
+        add_help=False,
         description="A GDL sheet as a PettingZoo env; see python -m ggpzoo gdl --help.",
     )
 
     arena = sub.add_parser(
-        "arena", help="round-robin tournament: W/D/L table with intervals, Elo",
+        "arena",
+        help="round-robin tournament: W/D/L table with intervals, Elo",
         description=(
             "Every pair of agents plays --games games, colours alternating. Prints each agent's wins, draws "
             "and losses with a 95% Wilson interval on its score, maximum-likelihood Elo ratings with 95% "
@@ -109,18 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
-    arena.add_argument("--games", type=_positive_int, default=10,
-                       help="games per pair (default 10; an even number keeps colours balanced)")
+    arena.add_argument(
+        "--games",
+        type=_positive_int,
+        default=10,
+        help="games per pair (default 10; an even number keeps colours balanced)",
+    )
     arena.add_argument("--seed", type=_seed, default=0, help="seeds every game (default 0)")
-    arena.add_argument("--max-steps", type=_positive_int, default=None,
-                       help="cut games after this many actions (scored a draw)")
+    arena.add_argument(
+        "--max-steps", type=_positive_int, default=None, help="cut games after this many actions (scored a draw)"
+    )
     arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
     arena.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
     arena.add_argument("--json", metavar="PATH", help="write standings, pairs, Elo and every game's actions as JSON")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     replay = sub.add_parser(
-        "replay", help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
+        "replay",
+        help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
         description=(
             "Play a game between two agents, or load one (a JSON move list, or a game of an arena JSON file), "
             "then write it as an animated GIF (--out game.gif), a picture of the final position "
@@ -134,23 +150,27 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
     replay.add_argument("--seed", type=_seed, default=0, help="seeds the agents (default 0)")
     replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
-    replay.add_argument("--out", metavar="PATH",
-                        help="write the game as an animated .gif, or its final position as a .png")
+    replay.add_argument(
+        "--out", metavar="PATH", help="write the game as an animated .gif, or its final position as a .png"
+    )
     replay.add_argument("--save", metavar="PATH", help="write the game as a JSON move list")
     replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2)")
     replay.add_argument("--cell-px", type=int, default=None, help="cell size in pixels (default 48)")
     replay.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     play = sub.add_parser(
-        "play", help="play against an agent in the terminal",
+        "play",
+        help="play against an agent in the terminal",
         description="Play a game in the terminal against an agent. Type moves as cells (4,1 4,5 or a1 b2); "
-                    "'help', 'moves', 'undo', 'quit' also work.",
+        "'help', 'moves', 'undo', 'quit' also work.",
     )
     play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
-    play.add_argument("--opponent", default="mcts",
-                      help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}")
-    play.add_argument("--color", choices=("white", "black"), default="white",
-                      help="your side (default white; white moves first)")
+    play.add_argument(
+        "--opponent", default="mcts", help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}"
+    )
+    play.add_argument(
+        "--color", choices=("white", "black"), default="white", help="your side (default white; white moves first)"
+    )
     play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
     return parser
 
@@ -196,8 +216,9 @@ def _arena(args) -> int:
         _check_writable(path)
     agents = _make_agents(specs, args.env, args.seed)
     progress = False if args.no_progress else None
-    result = round_robin(args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps,
-                         anchor=anchor, progress=progress)
+    result = round_robin(
+        args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps, anchor=anchor, progress=progress
+    )
     print(result.table())
     if args.csv:
         result.write_csv(args.csv)
@@ -241,8 +262,14 @@ def _replay(args) -> int:
             raise CLIError("give --env to play a game, or --load a game file")
         white, black = _make_agents([args.white, args.black], args.env, args.seed)
         with Progress(None, f"playing {white.name} vs {black.name}", enabled=show) as bar:
-            game = R.record_game(args.env, white, black, seed=args.seed, max_steps=args.max_steps,
-                                 on_move=lambda env, a: bar.update(1, "actions"))
+            game = R.record_game(
+                args.env,
+                white,
+                black,
+                seed=args.seed,
+                max_steps=args.max_steps,
+                on_move=lambda env, a: bar.update(1, "actions"),
+            )
     gw, gb = game["goals"]
     if game["over"]:
         result = "white wins" if gw > gb else "black wins" if gb > gw else "a draw"
@@ -320,4 +347,3 @@ def _expected(e: Exception) -> bool:
     from ggpzoo.tools.arena import ArenaError
 
     return isinstance(e, (CLIError, ValueError, OSError, ImportError, ArenaError, DependencyNotInstalled))
-

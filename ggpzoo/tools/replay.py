@@ -30,8 +30,9 @@ from ggpzoo.envs.notation import MoveError
 __all__ = ["record_game", "load_game", "save_game", "check_game", "positions", "final_image", "write_gif", "write_png"]
 
 
-def record_game(env_name: str, white: Agent, black: Agent, seed: int = 0, max_steps: int | None = None,
-                on_move=None) -> dict:
+def record_game(
+    env_name: str, white: Agent, black: Agent, seed: int = 0, max_steps: int | None = None, on_move=None
+) -> dict:
     """Play one game of ``env_name`` between ``white`` and ``black``; return it as a game dict.
 
     ``on_move(env, action)`` is called after every action (e.g. to show progress).

@@ -44,9 +44,7 @@ class RewardAccounting(BaseWrapper):
 
     def __init__(self, env: AECEnv):
         if not isinstance(env, AECEnv):
-            raise InvalidWrapperArgument(
-                f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}"
-            )
+            raise InvalidWrapperArgument(f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}")
         super().__init__(env)
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}

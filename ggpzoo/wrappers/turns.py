@@ -268,8 +268,7 @@ class MoveDecomposition(TurnDecomposition):
         if n != cells * cells:
             raise InvalidWrapperArgument(
                 f"MoveDecomposition decomposes from/to actions src * {cells} + dst, Discrete({cells * cells}); "
-                f"the env {_game_name(env)!r} has {env.action_space(env.possible_agents[0])}"
-                + _own_decomposition(env)
+                f"the env {_game_name(env)!r} has {env.action_space(env.possible_agents[0])}" + _own_decomposition(env)
             )
         super().__init__(env, cells)
 

@@ -49,7 +49,6 @@ from ggpzoo.envs.base import GGPEnv, cell_str, integer_id, make_env_fn, xy
 class _AmazonsBase(GGPEnv):
     """What the two Amazons envs share: the kernel, the pictures and the reasons."""
 
-
     def _line_reason(self, what: str, a: int, b: int) -> str | None:
         if K.QPOS[a, b] < 0:
             return f"{what} {cell_str(a, K.W)}->{cell_str(b, K.W)} is not along a rank, file or diagonal"
