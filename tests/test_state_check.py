@@ -276,7 +276,12 @@ def test_with_bounds_checks_refused_states_fail_loudly_in_the_kernels():
     """Why the check exists: the kernels themselves index without bounds checks, and the
     states it refuses run off their tables and buffers (a segfault without NUMBA_BOUNDSCHECK)."""
     board, aux = AK.new_state()
-    board[:18] = AK.WHITE  # 20 white queens: more legal ids than MAX_LEGAL
+    board[:] = AK.EMPTY
+    board[::9] = AK.WHITE  # 12 white queens with room to move: more legal ids than MAX_LEGAL
+    with pytest.raises(IndexError):
+        AK.legal_actions(board, aux, np.zeros(AK.MAX_LEGAL, np.int32))
+    board, aux = AK.new_state(AK.SPLIT)
+    aux[AK.PHASE], aux[AK.FIRER] = 1, 5000  # a fire phase whose queen is off the board
     with pytest.raises(IndexError):
         AK.legal_actions(board, aux, np.zeros(AK.MAX_LEGAL, np.int32))
     board, aux = SK.new_state()
