@@ -288,3 +288,12 @@ def test_with_bounds_checks_refused_states_fail_loudly_in_the_kernels():
     board[:] = 127  # no such piece: COLOR[127]
     with pytest.raises(IndexError):
         SK.legal_actions(board, aux, np.zeros(SK.MAX_LEGAL, np.int32))
+
+
+def test_docstring_example():
+    import doctest
+
+    import ggpzoo.envs.state_check as module
+
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted and not result.failed
