@@ -297,3 +297,13 @@ def test_docstring_example():
 
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
+
+
+@pytest.mark.parametrize("kernel", [AK, MK, SK])
+def test_every_code_has_a_message(kernel):
+    """Codes run 0..len(CHECK_MESSAGES) - 1 (the shape code is the last), each message formats."""
+    board, aux = kernel.new_state()
+    code, _ = kernel.check_state_detail(board[:-1], aux)  # the shape problem: the last code
+    assert code == len(kernel.CHECK_MESSAGES) - 1
+    for message in kernel.CHECK_MESSAGES[1:]:
+        assert message.format(d=5, cell="(1,1)", value=7)
