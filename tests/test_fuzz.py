@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -29,7 +29,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
-settings.load_profile(PROFILE)
+if PROFILE not in ("ci", "long"):
+    PROFILE = "ci"
+FUZZ = settings.get_profile(PROFILE)  # applied per test: no global profile for other test files
 
 NAMES = list(ENVS)
 KERNELS = {name: load(name).raw_env.kernel for name in NAMES}
@@ -132,6 +134,7 @@ def snapshot(env):
 
 # ----------------------------------------------------------------------------- stateless
 @pytest.mark.parametrize("name", NAMES)
+@FUZZ
 @given(data=st.data())
 def test_set_state_accepts_exactly_what_passes_the_check(name, data):
     """A state either raises ValueError and changes nothing, or passes the kernel's check;
@@ -158,6 +161,7 @@ def test_set_state_accepts_exactly_what_passes_the_check(name, data):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@FUZZ
 @given(action=ODD_ACTIONS)
 def test_odd_actions(name, action):
     raw = load(name).raw_env()

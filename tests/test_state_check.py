@@ -258,10 +258,34 @@ def test_with_bounds_checks_refused_states_fail_loudly_in_the_kernels():
     """Why the check exists: the kernels themselves index without bounds checks, and the
     states it refuses run off their tables and buffers (a segfault without NUMBA_BOUNDSCHECK)."""
     board, aux = AK.new_state()
-    board[:18] = AK.WHITE  # 20 white queens: more legal ids than MAX_LEGAL
+    board[:] = AK.EMPTY
+    board[::9] = AK.WHITE  # 12 white queens with room to move: more legal ids than MAX_LEGAL
+    with pytest.raises(IndexError):
+        AK.legal_actions(board, aux, np.zeros(AK.MAX_LEGAL, np.int32))
+    board, aux = AK.new_state(AK.SPLIT)
+    aux[AK.PHASE], aux[AK.FIRER] = 1, 5000  # a fire phase whose queen is off the board
     with pytest.raises(IndexError):
         AK.legal_actions(board, aux, np.zeros(AK.MAX_LEGAL, np.int32))
     board, aux = SK.new_state()
     board[:] = 127  # no such piece: COLOR[127]
     with pytest.raises(IndexError):
         SK.legal_actions(board, aux, np.zeros(SK.MAX_LEGAL, np.int32))
+
+
+def test_docstring_example():
+    import doctest
+
+    import ggpzoo.envs.state_check as module
+
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted and not result.failed
+
+
+@pytest.mark.parametrize("kernel", [AK, MK, SK])
+def test_every_code_has_a_message(kernel):
+    """Codes run 0..len(CHECK_MESSAGES) - 1 (the shape code is the last), each message formats."""
+    board, aux = kernel.new_state()
+    code, _ = kernel.check_state_detail(board[:-1], aux)  # the shape problem: the last code
+    assert code == len(kernel.CHECK_MESSAGES) - 1
+    for message in kernel.CHECK_MESSAGES[1:]:
+        assert message.format(d=5, cell="(1,1)", value=7)

@@ -33,6 +33,8 @@ __all__ = ["checked_state", "state_problem"]
 
 def _array(x, what: str, size: int, dtype, form: str) -> np.ndarray:
     """``x`` as a fresh contiguous 1-D array of ``dtype`` with ``size`` entries, or a ValueError."""
+    if type(x) is np.ndarray and x.dtype == dtype and x.shape == (size,):  # the usual case: get_state()'s
+        return x.copy()
     if x is None:
         raise ValueError(f"bad state: {what} is None")
     if isinstance(x, (str, bytes, dict)) or np.isscalar(x):

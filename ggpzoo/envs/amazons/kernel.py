@@ -309,8 +309,10 @@ CHECK_MESSAGES = (
     "aux[FIRER] is {d}: in the fire phase it is the cell (0..99) of the queen that just moved",
     "the fire phase's firer {cell} holds no queen of the role in control",
     "aux[STEP] is {d}, but amazons plays one arrow per action: STEP must equal the arrows on the board",
-    "aux[STEP] is {d}, but amazons_split plays a move and a fire per arrow: STEP must be "
-    "2 * (the arrows on the board) + PHASE",
+    (
+        "aux[STEP] is {d}, but amazons_split plays a move and a fire per arrow: STEP must be "
+        "2 * (the arrows on the board) + PHASE"
+    ),
     "the board has {d} cells or aux the wrong length: a state is (int8[100], int32[5])",
 )
 

@@ -393,14 +393,22 @@ CHECK_MESSAGES = (
     "aux[ROLE] is {d}: the role in control is 0 (white) or 1 (black)",
     "aux[VARIANT] is {d}: 0 (skirmish) or 1 (skirmish_endgame)",
     "aux[STEP] is {d}: it counts the actions played, 0 up to the variant's limit (99 or 59)",
-    "white has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
-    "queens at most the start's plus the pawns gone)",
-    "black has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
-    "queens at most the start's plus the pawns gone)",
-    "aux[WHITE_CAPTURES] is {d}: white's captures are at least 0, at most black's pieces gone "
-    "since the start, and with black's at most aux[STEP] (one capture per action at most)",
-    "aux[BLACK_CAPTURES] is {d}: black's captures are at least 0, at most white's pieces gone "
-    "since the start, and with white's at most aux[STEP] (one capture per action at most)",
+    (
+        "white has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
+        "queens at most the start's plus the pawns gone)"
+    ),
+    (
+        "black has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
+        "queens at most the start's plus the pawns gone)"
+    ),
+    (
+        "aux[WHITE_CAPTURES] is {d}: white's captures are at least 0, at most black's pieces gone "
+        "since the start, and with black's at most aux[STEP] (one capture per action at most)"
+    ),
+    (
+        "aux[BLACK_CAPTURES] is {d}: black's captures are at least 0, at most white's pieces gone "
+        "since the start, and with white's at most aux[STEP] (one capture per action at most)"
+    ),
     "the board has {d} cells or aux the wrong length: a state is (int8[64], int32[5])",
 )
 
