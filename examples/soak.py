@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
+from ggpzoo.engine.batch import VectorGames
 from ggpzoo.envs import ENVS, load
 from ggpzoo.utils import sample_action
-from ggpzoo.engine.batch import VectorGames
 
 
 def memory_mb(key: str) -> float:
@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--env", default="all", help=f"an env or 'all' (default): {', '.join(ENVS)}")
     p.add_argument("--aec-steps", type=int, default=10**6, help="random steps through env() per env (default 10^6)")
-    p.add_argument("--batched-steps", type=int, default=10**8, help="game steps through VectorGames per env (default 10^8)")
+    p.add_argument(
+        "--batched-steps", type=int, default=10**8, help="game steps through VectorGames per env (default 10^8)"
+    )
     p.add_argument("--num-games", type=int, default=1024, help="batch size of VectorGames (default 1024)")
     p.add_argument("--chunks", type=int, default=10, help="parts each run is cut in, for the first/last figures")
     p.add_argument("--seed", type=int, default=0)
@@ -85,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.chunks < 2 or args.num_games < 1:
         p.error("--chunks must be at least 2 and --num-games at least 1")
     names = list(ENVS) if args.env == "all" else [args.env]
-    print(f"{'run':<36} {'steps/s first':>13} {'steps/s last':>13} {'RSS 1st':>8} {'RSS last':>8} "
-          f"{'peak 1st':>8} {'peak last':>8}   (memory in MB)")
+    print(
+        f"{'run':<36} {'steps/s first':>13} {'steps/s last':>13} {'RSS 1st':>8} {'RSS last':>8} "
+        f"{'peak 1st':>8} {'peak last':>8}   (memory in MB)"
+    )
     for name in names:
         if args.aec_steps:
             env = load(name).env()

@@ -16,16 +16,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from ggpzoo.envs import ENVS, load
 from ggpzoo.engine.batch import VectorGames
+from ggpzoo.envs import ENVS, load
 from ggpzoo.wrappers import AmazonsTurnDecomposition, GoalDeltaReward, MoveDecomposition, WinLossReward
 
 settings.register_profile(
-    "ci", max_examples=25, stateful_step_count=25, deadline=None, derandomize=True,
+    "ci",
+    max_examples=25,
+    stateful_step_count=25,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.register_profile(
-    "long", max_examples=500, stateful_step_count=60, deadline=None,
+    "long",
+    max_examples=500,
+    stateful_step_count=60,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
@@ -249,7 +256,9 @@ class GameMachine(RuleBasedStateMachine):
         except ValueError:
             assert snapshot(t) == before
 
-    @rule(data=st.data(), seed=st.one_of(st.none(), st.integers(0, 10), st.floats(), st.booleans(), st.text(max_size=2)))
+    @rule(
+        data=st.data(), seed=st.one_of(st.none(), st.integers(0, 10), st.floats(), st.booleans(), st.text(max_size=2))
+    )
     def reset(self, data, seed):
         t = self._target(data)
         try:
@@ -270,7 +279,9 @@ class GameMachine(RuleBasedStateMachine):
     def vector_step_odd(self, actions):
         before = self.vector.boards.copy()
         try:
-            self.vector.step(np.array(actions, dtype=object).astype(np.int64) if all(abs(a) < 2**62 for a in actions) else actions)
+            self.vector.step(
+                np.array(actions, dtype=object).astype(np.int64) if all(abs(a) < 2**62 for a in actions) else actions
+            )
         except (ValueError, OverflowError, TypeError):
             assert (self.vector.boards == before).all()
 
@@ -310,6 +321,9 @@ class _anything:
 
 TestGameMachine = GameMachine.TestCase
 TestGameMachine.settings = settings(
-    max_examples=60 if PROFILE == "ci" else 400, stateful_step_count=40 if PROFILE == "ci" else 80, deadline=None,
-    derandomize=PROFILE == "ci", suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    max_examples=60 if PROFILE == "ci" else 400,
+    stateful_step_count=40 if PROFILE == "ci" else 80,
+    deadline=None,
+    derandomize=PROFILE == "ci",
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

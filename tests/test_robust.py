@@ -11,10 +11,10 @@ import os
 import numpy as np
 import pytest
 
-from ggpzoo.tools.cli import main as cli_main
-from ggpzoo.envs import ENVS, load
 from ggpzoo.engine.batch import VectorGames
 from ggpzoo.engine.batch import play_games as play
+from ggpzoo.envs import ENVS, load
+from ggpzoo.tools.cli import main as cli_main
 
 NAMES = list(ENVS)
 
@@ -136,7 +136,7 @@ def test_copies_share_nothing(make):
         for _ in range(4 if make == "wrapped" else 2):
             c.step(int(c.legal_actions()[0]) if make == "wrapped" else int(c.unwrapped.legal_actions()[0]))
         assert c.unwrapped is not env.unwrapped
-        assert all((x == y).all() for x, y in zip(before, env.unwrapped.get_state()))
+        assert all((x == y).all() for x, y in zip(before, env.unwrapped.get_state(), strict=True))
         assert c.unwrapped.get_state()[1][2] >= before[1][2] + 2 - (make == "wrapped")
 
 
@@ -174,7 +174,14 @@ def test_single_agent_env_refuses_non_integer_actions():
 
 def test_encode_action_and_reset_check_their_inputs():
     env = load("skirmish_v0").raw_env()
-    for cells in (((1.5, 2), (1, 3)), ((1, 2.0), (1, 3)), ((True, 2), (1, 3)), ((None, 2), (1, 3)), ((1,), (1, 3)), ("ab", "cd")):
+    for cells in (
+        ((1.5, 2), (1, 3)),
+        ((1, 2.0), (1, 3)),
+        ((True, 2), (1, 3)),
+        ((None, 2), (1, 3)),
+        ((1,), (1, 3)),
+        ("ab", "cd"),
+    ):
         with pytest.raises(ValueError):
             env.encode_action(*cells)
     assert env.encode_action((np.int64(1), 2), (1, np.int8(3))) == env.encode_action((1, 2), (1, 3))
@@ -189,10 +196,10 @@ def test_odd_action_types_through_raw_env_and_env(name):
     raw = load(name).raw_env()
     raw.reset()
     before = raw.get_state()
-    for action in (None, 1.0, 2**70, -2**70, np.float64(0), np.array([0, 1]), "0", True, np.bool_(False), [0]):
+    for action in (None, 1.0, 2**70, -(2**70), np.float64(0), np.array([0, 1]), "0", True, np.bool_(False), [0]):
         with pytest.raises(ValueError):
             raw.step(action)
-    assert all((x == y).all() for x, y in zip(before, raw.get_state()))
+    assert all((x == y).all() for x, y in zip(before, raw.get_state(), strict=True))
 
 
 # ----------------------------------------------------------------------------- CLI and game files
@@ -218,7 +225,9 @@ def test_bench_refuses_bad_flags(capsys, flags):
 
 def test_replay_refuses_huge_cells(capsys, tmp_path):
     for px in ("5000", "10", "-3"):
-        code, _, err = run_cli(capsys, "replay", "--env", "skirmish_v0", "--cell-px", px, "--out", str(tmp_path / "g.png"))
+        code, _, err = run_cli(
+            capsys, "replay", "--env", "skirmish_v0", "--cell-px", px, "--out", str(tmp_path / "g.png")
+        )
         assert code == 1 and "--cell-px" in err and len(err.strip().splitlines()) == 1
     with pytest.raises(SystemExit):
         cli_main(["replay", "--env", "skirmish_v0", "--fps", "inf", "--out", str(tmp_path / "g.gif")])
@@ -228,22 +237,24 @@ def test_replay_refuses_a_gif_too_big_for_memory(capsys, tmp_path, monkeypatch):
     import ggpzoo.tools.cli as cli
 
     monkeypatch.setattr(cli, "MAX_GIF_BYTES", 1 << 20)
-    code, _, err = run_cli(capsys, "replay", "--env", "skirmish_v0", "--cell-px", "64", "--out", str(tmp_path / "g.gif"))
+    code, _, err = run_cli(
+        capsys, "replay", "--env", "skirmish_v0", "--cell-px", "64", "--out", str(tmp_path / "g.gif")
+    )
     assert code == 1 and "would not fit" in err and not (tmp_path / "g.gif").exists()
 
 
 BAD_GAME_FILES = [
     (b"\xff\xfe\x00garbage", "not UTF-8"),
     (b"[" * 100_000 + b"]" * 100_000, "nests JSON too deeply|not valid JSON"),
-    (b"{\"env\": [1, 2], \"actions\": []}", "unknown environment"),
-    (b"{\"env\": \"chess_v6\", \"actions\": []}", "unknown environment"),
-    (b"{\"env\": \"skirmish_v0\", \"actions\": [99999]}", "out of range"),
-    (b"{\"env\": \"skirmish_v0\", \"actions\": [1.5]}", "not an action id"),
-    (b"{\"env\": \"skirmish_v0\", \"actions\": [0]}", "illegal"),
-    (b"{\"env\": \"skirmish_v0\", \"moves\": [\"\\u00b2\"]}", "move 1"),
-    (b"{\"env\": \"skirmish_v0\", \"moves\": [\"" + b"9" * 5000 + b"\"]}", "at most 200 characters"),
-    (b"{\"env\": \"skirmish_v0\", \"actions\": {\"a\": 1}}", "must be a list"),
-    (b"{\"env\": \"skirmish_v0\", \"games\": [1, 2]}", "is not a game"),
+    (b'{"env": [1, 2], "actions": []}', "unknown environment"),
+    (b'{"env": "chess_v6", "actions": []}', "unknown environment"),
+    (b'{"env": "skirmish_v0", "actions": [99999]}', "out of range"),
+    (b'{"env": "skirmish_v0", "actions": [1.5]}', "not an action id"),
+    (b'{"env": "skirmish_v0", "actions": [0]}', "illegal"),
+    (b'{"env": "skirmish_v0", "moves": ["\\u00b2"]}', "move 1"),
+    (b'{"env": "skirmish_v0", "moves": ["' + b"9" * 5000 + b'"]}', "at most 200 characters"),
+    (b'{"env": "skirmish_v0", "actions": {"a": 1}}', "must be a list"),
+    (b'{"env": "skirmish_v0", "games": [1, 2]}', "is not a game"),
     (b"[1, 2, 3]", "is not a game"),
     (b"null", "is not a game"),
 ]
@@ -282,11 +293,32 @@ def test_policies_round_trip_as_plain_weights(tmp_path):
     from ggpzoo.training.single_agent import SingleAgentEnv
 
     cases = [
-        ("mad_bishops_v0", MaskablePPO("MlpPolicy", SingleAgentEnv("mad_bishops_v0"), device="cpu", n_steps=32, seed=0)),
-        ("skirmish_v0", MaskablePPO("MlpPolicy", SingleAgentEnv("skirmish_v0"), device="cpu", n_steps=32, seed=0,
-                                    policy_kwargs={"features_extractor_class": BoardCNN, "net_arch": [32]})),
-        ("mad_bishops_v0", MaskablePPO(CellPolicy, SingleAgentEnv("mad_bishops_v0", decompose=True), device="cpu",
-                                       n_steps=32, seed=0, policy_kwargs={"channels": 8, "layers": 1})),
+        (
+            "mad_bishops_v0",
+            MaskablePPO("MlpPolicy", SingleAgentEnv("mad_bishops_v0"), device="cpu", n_steps=32, seed=0),
+        ),
+        (
+            "skirmish_v0",
+            MaskablePPO(
+                "MlpPolicy",
+                SingleAgentEnv("skirmish_v0"),
+                device="cpu",
+                n_steps=32,
+                seed=0,
+                policy_kwargs={"features_extractor_class": BoardCNN, "net_arch": [32]},
+            ),
+        ),
+        (
+            "mad_bishops_v0",
+            MaskablePPO(
+                CellPolicy,
+                SingleAgentEnv("mad_bishops_v0", decompose=True),
+                device="cpu",
+                n_steps=32,
+                seed=0,
+                policy_kwargs={"channels": 8, "layers": 1},
+            ),
+        ),
     ]
     for i, (name, model) in enumerate(cases):
         path = save_policy(model, str(tmp_path / f"p{i}"), env_name=name)
@@ -328,8 +360,12 @@ def test_loading_a_policy_runs_no_code(tmp_path, monkeypatch):
     assert not target.exists()
     # a description naming a class outside the lists is refused, never imported
     d = json.loads((tmp_path / "p.json").read_text())
-    for bad in ({"policy": "os.system"}, {"arguments": {"activation_fn": {"class": "subprocess.Popen"}}},
-                {"weights": "../elsewhere.pt"}, {"format": "pickle"}):
+    for bad in (
+        {"policy": "os.system"},
+        {"arguments": {"activation_fn": {"class": "subprocess.Popen"}}},
+        {"weights": "../elsewhere.pt"},
+        {"format": "pickle"},
+    ):
         (tmp_path / "q.json").write_text(json.dumps(d | bad))
         with pytest.raises(ValueError):
             load_policy(str(tmp_path / "q.json"))
@@ -350,17 +386,28 @@ def test_single_agent_reset_checks_the_state_before_anything_changes():
     board[:7] = AK.WHITE
     with pytest.raises(ValueError, match="queens"):
         env.reset(options={"state": (board, aux)})
-    assert all((x == y).all() for x, y in zip(before, env.aec_env.unwrapped.get_state()))
+    assert all((x == y).all() for x, y in zip(before, env.aec_env.unwrapped.get_state(), strict=True))
 
 
 def test_cli_seeds_and_budgets_are_checked(capsys):
-    for argv in (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--seed", "-1"],
-                 ["replay", "--env", "skirmish_v0", "--seed", "1e3"]):
+    for argv in (
+        ["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--seed", "-1"],
+        ["replay", "--env", "skirmish_v0", "--seed", "1e3"],
+    ):
         with pytest.raises(SystemExit) as e:
             cli_main(argv)
         assert e.value.code == 2 and "--seed" in capsys.readouterr().err
-    code, _, err = run_cli(capsys, "arena", "--env", "skirmish_v0", "--agents", "mcts:99999999999999999999,random",
-                           "--games", "1", "--no-progress")
+    code, _, err = run_cli(
+        capsys,
+        "arena",
+        "--env",
+        "skirmish_v0",
+        "--agents",
+        "mcts:99999999999999999999,random",
+        "--games",
+        "1",
+        "--no-progress",
+    )
     assert code == 1 and "simulations must be an integer in 1..10,000,000" in err
 
 
@@ -383,8 +430,18 @@ def test_soak_script_tiny_run(capsys):
     spec = importlib.util.spec_from_file_location("example_soak", path)
     soak = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(soak)
-    argv = ["--env", "skirmish_endgame_v0", "--aec-steps", "400", "--batched-steps", "4000", "--num-games", "8",
-            "--chunks", "2"]
+    argv = [
+        "--env",
+        "skirmish_endgame_v0",
+        "--aec-steps",
+        "400",
+        "--batched-steps",
+        "4000",
+        "--num-games",
+        "8",
+        "--chunks",
+        "2",
+    ]
     assert soak.main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and "env() x400" in lines[1] and "VectorGames x4,000" in lines[2]

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ggpzoo.engine import dispatch as kernels
 from ggpzoo.agents import GreedyAgent, MCTSAgent
+from ggpzoo.engine import dispatch as kernels
+from ggpzoo.engine.batch import VectorGames
 from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.envs.mad_bishops import kernel as MK
 from ggpzoo.envs.skirmish import kernel as SK
 from ggpzoo.envs.state_check import checked_state
-from ggpzoo.engine.batch import VectorGames
 
 NAMES = list(ENVS)
 
@@ -23,9 +23,16 @@ def snapshot(env):
     """Everything a refused call must leave as it was."""
     board, aux = env.get_state()
     return (
-        board.tolist(), aux.tolist(), env.agent_selection, list(env.agents), dict(env.rewards),
-        dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
-        {a: dict(i) for a, i in env.infos.items()}, env.legal_actions().tolist(),
+        board.tolist(),
+        aux.tolist(),
+        env.agent_selection,
+        list(env.agents),
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        {a: dict(i) for a, i in env.infos.items()},
+        env.legal_actions().tolist(),
         np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist(),
     )
 
@@ -136,7 +143,7 @@ SKIRMISH_BAD = [
     ("value 14", edit(skirmish, lambda b, a: b.__setitem__(30, 14)), r"cell \(7,4\) holds 14"),
     ("hole filled", edit(skirmish, lambda b, a: b.__setitem__(18, SK.EMPTY)), r"cell \(3,3\) is a hole"),
     ("hole moved", edit(skirmish, lambda b, a: b.__setitem__(30, SK.HOLE)), r"\(7,4\) holds a hole value"),
-    ("pawn far rank", edit(skirmish, lambda b, a: (b.__setitem__(59, SK.PAWN))), r"far rank at \(4,8\)"),
+    ("pawn far rank", edit(skirmish, lambda b, a: b.__setitem__(59, SK.PAWN)), r"far rank at \(4,8\)"),
     ("pawn back rank", edit(skirmish, lambda b, a: b.__setitem__(3, SK.PAWN)), r"back rank at \(4,1\)"),
     ("role", edit(skirmish, lambda b, a: a.__setitem__(SK.ROLE, 7)), r"aux\[ROLE\] is 7"),
     ("variant", edit(skirmish, lambda b, a: a.__setitem__(SK.VARIANT, 3)), r"aux\[VARIANT\] is 3"),
@@ -147,11 +154,21 @@ SKIRMISH_BAD = [
     ("second black king", edit(skirmish, lambda b, a: b.__setitem__(30, SK.KING + 6)), "black has 2 pieces of a type"),
     ("queen without promotion", edit(skirmish, lambda b, a: b.__setitem__(30, SK.QUEEN)), "white has 2 pieces"),
     ("king in the endgame", edit(endgame, lambda b, a: b.__setitem__(30, SK.KING)), "white has 1 pieces"),
-    ("captures vs material", edit(skirmish, lambda b, a: (a.__setitem__(SK.STEP, 9), a.__setitem__(SK.WHITE_CAPTURES, 1))),
-     r"aux\[WHITE_CAPTURES\] is 1"),
-    ("negative captures", edit(skirmish, lambda b, a: a.__setitem__(SK.BLACK_CAPTURES, -2)), r"aux\[BLACK_CAPTURES\] is -2"),
-    ("captures vs step", edit(skirmish, lambda b, a: (b.__setitem__(48, SK.EMPTY), a.__setitem__(SK.WHITE_CAPTURES, 1))),
-     r"aux\[WHITE_CAPTURES\] is 1"),
+    (
+        "captures vs material",
+        edit(skirmish, lambda b, a: (a.__setitem__(SK.STEP, 9), a.__setitem__(SK.WHITE_CAPTURES, 1))),
+        r"aux\[WHITE_CAPTURES\] is 1",
+    ),
+    (
+        "negative captures",
+        edit(skirmish, lambda b, a: a.__setitem__(SK.BLACK_CAPTURES, -2)),
+        r"aux\[BLACK_CAPTURES\] is -2",
+    ),
+    (
+        "captures vs step",
+        edit(skirmish, lambda b, a: (b.__setitem__(48, SK.EMPTY), a.__setitem__(SK.WHITE_CAPTURES, 1))),
+        r"aux\[WHITE_CAPTURES\] is 1",
+    ),
 ]
 
 
@@ -163,7 +180,11 @@ def test_a_promoted_queen_is_allowed():
 
 CASES = (
     [("amazons_v0", *c) for c in AMAZONS_BAD if "split" not in c[0] and c[0] not in ("phase 2", "firer 5000")]
-    + [("amazons_split_v0", *c) for c in AMAZONS_BAD if "split" in c[0] or c[0] in ("phase 2", "firer 5000", "firer not a queen", "firer other queen")]
+    + [
+        ("amazons_split_v0", *c)
+        for c in AMAZONS_BAD
+        if "split" in c[0] or c[0] in ("phase 2", "firer 5000", "firer not a queen", "firer other queen")
+    ]
     + [("mad_bishops_v0", *c) for c in MAD_BISHOPS_BAD]
     + [("skirmish_v0", *c) for c in SKIRMISH_BAD if "endgame" not in c[0]]
     + [("skirmish_endgame_v0", *c) for c in SKIRMISH_BAD if "endgame" in c[0]]
@@ -244,8 +265,16 @@ def test_agents_refuse_corrupt_states():
 
 
 def test_agent_settings_are_checked():
-    for kwargs in ({"seconds": True}, {"seconds": float("nan")}, {"seconds": float("inf")}, {"max_rollout": 0},
-                   {"max_rollout": -5}, {"c": float("nan")}, {"c": True}, {"c": "1"}):
+    for kwargs in (
+        {"seconds": True},
+        {"seconds": float("nan")},
+        {"seconds": float("inf")},
+        {"max_rollout": 0},
+        {"max_rollout": -5},
+        {"c": float("nan")},
+        {"c": True},
+        {"c": "1"},
+    ):
         with pytest.raises(ValueError):
             MCTSAgent("skirmish_v0", **kwargs)
     for name in ("chess_v6", "", None):
