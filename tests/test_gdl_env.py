@@ -228,3 +228,14 @@ def test_compiled_cyclic_network_matches_exact():
     assert _lockstep(g, 20, seed=3) == 20 * 6
     steps, _, _ = random_playouts(net, 10)
     assert steps == 10 * 6
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_both_ways_of_reading_legal_moves(live):
+    """The live list of true legal atoms and the block scan give the same answers."""
+    from ggpzoo.gdl.propnet import Propnet
+
+    g = gdl.load(gdl.game_path("breakthrough"))
+    g._propnet = Propnet(g, live=live)
+    assert g.propnet().use_live is live
+    assert _lockstep(g, 3, seed=4) > 30
