@@ -34,8 +34,17 @@ def game(name):
     return _GAMES[name]
 
 
-@pytest.mark.parametrize("name,backend", [("tictactoe", "compiled"), ("tictactoe", "exact"), ("connect_four", "compiled"),
-                                          ("connect_four", "exact"), ("breakthrough", "compiled"), ("mad_bishops", "compiled")])
+@pytest.mark.parametrize(
+    "name,backend",
+    [
+        ("tictactoe", "compiled"),
+        ("tictactoe", "exact"),
+        ("connect_four", "compiled"),
+        ("connect_four", "exact"),
+        ("breakthrough", "compiled"),
+        ("mad_bishops", "compiled"),
+    ],
+)
 def test_api_and_seed(name, backend):
     g = game(name)
     api_test(gdl.env(g, backend=backend), num_cycles=60)
@@ -228,3 +237,14 @@ def test_compiled_cyclic_network_matches_exact():
     assert _lockstep(g, 20, seed=3) == 20 * 6
     steps, _, _ = random_playouts(net, 10)
     assert steps == 10 * 6
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_both_ways_of_reading_legal_moves(live):
+    """The live list of true legal atoms and the block scan give the same answers."""
+    from ggpzoo.gdl.propnet import Propnet
+
+    g = gdl.load(gdl.game_path("breakthrough"))
+    g._propnet = Propnet(g, live=live)
+    assert g.propnet().use_live is live
+    assert _lockstep(g, 3, seed=4) > 30

@@ -109,12 +109,16 @@ def play_lockstep(name, n_games, seed, backend="compiled", max_plies=None):
     return plies
 
 
-@pytest.mark.parametrize("name,n_games", [("amazons_split", 12), ("mad_bishops", 12), ("skirmish", 12), ("skirmish_endgame", 20)])
+@pytest.mark.parametrize(
+    "name,n_games", [("amazons_split", 12), ("mad_bishops", 12), ("skirmish", 12), ("skirmish_endgame", 20)]
+)
 def test_compiled_matches_kernel(name, n_games):
     assert play_lockstep(name, n_games, seed=1) > n_games * 10
 
 
-@pytest.mark.parametrize("name,plies", [("amazons_split", 60), ("mad_bishops", 40), ("skirmish", 60), ("skirmish_endgame", 59)])
+@pytest.mark.parametrize(
+    "name,plies", [("amazons_split", 60), ("mad_bishops", 40), ("skirmish", 60), ("skirmish_endgame", 59)]
+)
 def test_exact_matches_kernel(name, plies):
     assert play_lockstep(name, 1, seed=2, backend="exact", max_plies=plies) > 5
 
@@ -135,11 +139,12 @@ def test_amazons_grounding_stops_with_a_clear_message():
 
 def test_rules_md_opening_counts_exact():
     """RULES.md's check figures, on the exact reasoner."""
+
     def count(name, depth):
         g = game(name)
         s = g.initial_state()
         states = [s]
-        for d in range(depth):
+        for _d in range(depth):
             nxt = []
             for st in states:
                 mover = next(r for r in g.roles if g.legal(st, r) != ["noop"])
@@ -161,11 +166,19 @@ def test_skirmish_no_move_position():
     """RULES.md: white has only pawns at (3,5), (5,4), (6,2); black pawns (3,7), (5,5),
     king (7,7), knight (7,8), black to move: white has no move under the sheet's test."""
     g = game("skirmish")
-    cells = [("3", "5", "white", "pawn"), ("5", "4", "white", "pawn"), ("6", "2", "white", "pawn"),
-             ("3", "7", "black", "pawn"), ("5", "5", "black", "pawn"), ("7", "7", "black", "king"),
-             ("7", "8", "black", "knight")]
-    s = frozenset([("cell", *c) for c in cells] + [("control", "black"), ("captures", "white", "0"),
-                                                   ("captures", "black", "0"), ("step", "10")])
+    cells = [
+        ("3", "5", "white", "pawn"),
+        ("5", "4", "white", "pawn"),
+        ("6", "2", "white", "pawn"),
+        ("3", "7", "black", "pawn"),
+        ("5", "5", "black", "pawn"),
+        ("7", "7", "black", "king"),
+        ("7", "8", "black", "knight"),
+    ]
+    s = frozenset(
+        [("cell", *c) for c in cells]
+        + [("control", "black"), ("captures", "white", "0"), ("captures", "black", "0"), ("step", "10")]
+    )
     assert g.is_terminal(s)
     # with that pawn on (7,2) instead, its push to (7,3) is a move: the game goes on
     s2 = (s - {("cell", "6", "2", "white", "pawn")}) | {("cell", "7", "2", "white", "pawn")}

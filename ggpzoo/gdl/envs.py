@@ -113,16 +113,30 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}
 
-    def __init__(self, path=None, backend: str = "auto", render_mode: str | None = None,
-                 max_steps: int | None = None, ground_time_limit: float = 60.0):
-        EzPickle.__init__(self, path=path, backend=backend, render_mode=render_mode, max_steps=max_steps,
-                          ground_time_limit=ground_time_limit)
+    def __init__(
+        self,
+        path=None,
+        backend: str = "auto",
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        ground_time_limit: float = 60.0,
+    ):
+        EzPickle.__init__(
+            self,
+            path=path,
+            backend=backend,
+            render_mode=render_mode,
+            max_steps=max_steps,
+            ground_time_limit=ground_time_limit,
+        )
         super().__init__()
         if path is None:
             raise ValueError("raw_env needs a GDL sheet: a .kif path, KIF text or a ggpzoo.gdl.Game")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+        ):
             raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
         if backend not in ("auto", "compiled", "exact"):
             raise ValueError(f"backend must be 'auto', 'compiled' or 'exact', got {backend!r}")
@@ -145,7 +159,7 @@ class raw_env(AECEnv, EzPickle):
         self.grid = grid_layout(g.fluents)
         self.plane_names = self.grid[2] if self.grid else []
         self.observation_spaces = {}
-        for i, r in enumerate(g.roles):
+        for _i, r in enumerate(g.roles):
             d = {
                 "observation": spaces.Box(0, 1, (nf + nr,), np.int8),
                 "action_mask": spaces.Box(0, 1, (len(self.actions[r]),), np.int8),
@@ -251,7 +265,9 @@ class raw_env(AECEnv, EzPickle):
         a = integer_id(action, len(mask))
         if not mask[a]:
             legal = ", ".join(to_text(self.actions[agent][int(j)]) for j in np.flatnonzero(mask)[:8])
-            raise ValueError(f"action {a} = {to_text(self.actions[agent][a])} is illegal for {agent} now; legal: {legal}...")
+            raise ValueError(
+                f"action {a} = {to_text(self.actions[agent][a])} is illegal for {agent} now; legal: {legal}..."
+            )
         self._cumulative_rewards[agent] = 0.0
         i = self.possible_agents.index(agent)
         self._chosen[i] = a

@@ -201,7 +201,9 @@ class ExactMachine:
             for m in g.legal(state, r):
                 i = ids.get(m)
                 if i is None:
-                    raise GDLError(f"legal move {to_text(m)} of role {r} is not in its action space (the sheet's input relation)")
+                    raise GDLError(
+                        f"legal move {to_text(m)} of role {r} is not in its action space (the sheet's input relation)"
+                    )
                 row.append(i)
             out.append(np.array(sorted(row), np.int64))
         return out
@@ -214,7 +216,7 @@ class ExactMachine:
         return np.array([g[r] for r in self.roles], np.int64)
 
     def next(self, state, ids):
-        moves = {r: self.game.actions[r][int(i)] for r, i in zip(self.roles, ids)}
+        moves = {r: self.game.actions[r][int(i)] for r, i in zip(self.roles, ids, strict=False)}
         return self.game.next_state(state, moves)
 
     def fluents(self, state) -> frozenset:

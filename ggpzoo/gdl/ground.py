@@ -130,9 +130,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         pos = [b for b in cr.positive if relation(b) in program.dynamic]
         neg = [b for b in cr.negative if relation(b) in program.dynamic]
         for s in cr.solutions(db):
-            instances.append(
-                (substitute(cr.head, s), [substitute(b, s) for b in pos], [substitute(b, s) for b in neg])
-            )
+            instances.append((substitute(cr.head, s), [substitute(b, s) for b in pos], [substitute(b, s) for b in neg]))
         check_budget()
     from ggpzoo.gdl.syntax import sort_key
 

@@ -31,8 +31,16 @@ __all__ = ["KEYWORD_ARITY", "Program", "check"]
 
 # Arity of GDL's reserved relations.
 KEYWORD_ARITY = {
-    "role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2, "goal": 2,
-    "terminal": 0, "base": 1, "input": 2,
+    "role": 1,
+    "init": 1,
+    "true": 1,
+    "next": 1,
+    "legal": 2,
+    "does": 2,
+    "goal": 2,
+    "terminal": 0,
+    "base": 1,
+    "input": 2,
 }
 TRUE, DOES = ("true", 1), ("does", 2)
 MAX_STATIC_FACTS = 5_000_000  # more, and a sheet is taken to define an infinite relation
@@ -154,14 +162,19 @@ def check(rules: list[Rule], deps, comp_of) -> None:
             if a is None or not a[1]:
                 unsafe |= variables(b) - pos_vars
         if unsafe:
-            raise GDLError(f"unsafe rule: variable(s) {', '.join(sorted(unsafe))} not in a positive body literal ({r.where()})")
+            raise GDLError(
+                f"unsafe rule: variable(s) {', '.join(sorted(unsafe))} not in a positive body literal ({r.where()})"
+            )
     # Stratified negation: no negative edge inside a component.
     for r in rules:
         h = relation(r.head)
         for b in r.body:
             a = _atom_of(b)
             if a is not None and not a[1] and comp_of[relation(a[0])] == comp_of[h]:
-                raise GDLError(f"negation is not stratified: {to_text(r.head)} depends negatively on itself through {to_text(b)} ({r.where()})")
+                raise GDLError(
+                    f"negation is not stratified: {to_text(r.head)} depends negatively on itself "
+                    f"through {to_text(b)} ({r.where()})"
+                )
     # Recursion restriction (GDL spec, Love et al. 2008, section 3.5).
     for r in rules:
         h = relation(r.head)
@@ -226,7 +239,7 @@ def match(p, t, s: dict):
         return s if p == t else None
     if type(t) is not tuple or len(t) != len(p):
         return None
-    for a, b in zip(p, t):
+    for a, b in zip(p, t, strict=False):
         s = match(a, b, s)
         if s is None:
             return None
@@ -423,7 +436,8 @@ class Program:
             import warnings
 
             warnings.warn(
-                f"ignored {len(self.ignored)} base/input sentence(s) of the wrong arity, e.g. {self.ignored[0].where()}",
+                f"ignored {len(self.ignored)} base/input sentence(s) of the wrong arity, "
+                f"e.g. {self.ignored[0].where()}",
                 stacklevel=3,
             )
         self.rules = expanded
@@ -452,9 +466,7 @@ class Program:
         check(expanded, deps, comp_of)
         self.dynamic = {rel for rel in rels if rel in (TRUE, DOES) or deps.get_dyn(rel)}
         self.does_dependent = {rel for rel in rels if rel == DOES or deps.get_does(rel)}
-        self.recursive = [
-            len(c) > 1 or c[0] in deps.get(c[0], ()) for c in comps
-        ]
+        self.recursive = [len(c) > 1 or c[0] in deps.get(c[0], ()) for c in comps]
         by_head = defaultdict(list)
         for r in expanded:
             by_head[relation(r.head)].append(r)
@@ -472,8 +484,13 @@ class Program:
                     f"{len(self.static[big].items):,}): the sheet seems to define an infinite relation"
                 )
 
-        self._run([i for i, c in enumerate(comps) if not any(rel in self.dynamic for rel in c)], self.static,
-                  self._exact, None, static_budget)
+        self._run(
+            [i for i, c in enumerate(comps) if not any(rel in self.dynamic for rel in c)],
+            self.static,
+            self._exact,
+            None,
+            static_budget,
+        )
 
     # ------------------------------------------------------------------ evaluation
     def components_for(self, targets) -> list[int]:
