@@ -6,7 +6,8 @@ turn) against a pool of random play and frozen snapshots of itself, taken every
 ``--eval-every`` steps it plays ``--eval-games`` games against random and greedy
 opponents (half as white, half as black, its most likely actions) and prints the win
 rate with a 95% Wilson interval. The model is saved to
-``OUT/ENV/model.zip``, the evaluations to ``OUT/ENV/eval.csv``.
+``OUT/ENV/model.zip`` (and as plain weights, ``OUT/ENV/policy.json`` and ``policy.pt``,
+which load without running pickle), the evaluations to ``OUT/ENV/eval.csv``.
 
     python examples/train_maskable_ppo.py --env skirmish_v0 --timesteps 300000
     python examples/train_maskable_ppo.py --env amazons_v0 --max-minutes 30
@@ -340,6 +341,9 @@ def main(argv=None) -> int:
     model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
     train_minutes = (time.perf_counter() - start) / 60
     model.save(out / "model.zip")
+    from ggpzoo.agents.weights import save_policy  # the same policy as plain weights: loads without pickle
+
+    save_policy(model, str(out / "policy"), env_name=args.env)
     final = run_eval(args.final_eval_games, "final", model.num_timesteps)
     summary = {
         "env": args.env,

@@ -38,8 +38,11 @@ def playthrough(name: str, seed: int = SEED) -> str:
     env = load(name).raw_env(render_mode="ansi")
     env.reset()
     rng = np.random.default_rng(seed)
-    lines = [f"# ggpzoo playthrough: {name}, random legal actions, seed {seed}",
-             "# regenerate with: python tests/playthrough.py", ""]
+    lines = [
+        f"# ggpzoo playthrough: {name}, random legal actions, seed {seed}",
+        "# regenerate with: python tests/playthrough.py",
+        "",
+    ]
     step = 0
     while True:
         lines.append(f"step {step}")
@@ -53,11 +56,16 @@ def playthrough(name: str, seed: int = SEED) -> str:
         else:
             head = ", ".join(f"{a}={env.action_to_string(a)}" for a in ids[:4])
             tail = ", ".join(f"{a}={env.action_to_string(a)}" for a in ids[-2:])
-            lines.append(f"legal ({len(ids)}, ids digest {_digest(legal.astype(np.int64).tobytes())}): {head}, ..., {tail}")
+            lines.append(
+                f"legal ({len(ids)}, ids digest {_digest(legal.astype(np.int64).tobytes())}): {head}, ..., {tail}"
+            )
         for agent in env.possible_agents:
             obs = env.observe(agent)
             o, m = obs["observation"], obs["action_mask"]
-            lines.append(f"obs[{agent}]: {o.dtype}{list(o.shape)} {_digest(o.tobytes())}, mask {int(m.sum())} set {_digest(m.tobytes())}")
+            lines.append(
+                f"obs[{agent}]: {o.dtype}{list(o.shape)} {_digest(o.tobytes())}, "
+                f"mask {int(m.sum())} set {_digest(m.tobytes())}"
+            )
         goals = ", ".join(f"{a} {env.infos[a]['goal']}" for a in env.possible_agents)
         rewards = ", ".join(f"{a} {env.rewards[a]:+.1f}" for a in env.possible_agents)
         lines.append(f"goals: {goals}; rewards: {rewards}")

@@ -5,6 +5,7 @@ import doctest
 
 import numpy as np
 import pytest
+from helpers import random_positions
 
 from ggpzoo.agents import (
     Agent,
@@ -15,12 +16,10 @@ from ggpzoo.agents import (
     SB3Agent,
     make_agent,
 )
-from ggpzoo.tools.arena import play_game, round_robin
 from ggpzoo.envs import ENVS, load
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.envs.skirmish import kernel as SK
-from ggpzoo.utils import sample_action
-from helpers import random_positions
+from ggpzoo.tools.arena import play_game, round_robin
 
 NAMES = list(ENVS)
 
@@ -180,8 +179,14 @@ def test_agents_reject_bad_input():
         MCTSAgent("skirmish_endgame_v0", simulations=10)(over)
     with pytest.raises(ValueError, match="game is over"):
         GreedyAgent("skirmish_endgame_v0")(over)
-    for kwargs in ({"simulations": 0}, {"simulations": 2.5}, {"seconds": -1}, {"simulations": 5, "seconds": 1},
-                   {"value": "score"}, {"c": -1}):
+    for kwargs in (
+        {"simulations": 0},
+        {"simulations": 2.5},
+        {"seconds": -1},
+        {"simulations": 5, "seconds": 1},
+        {"value": "score"},
+        {"c": -1},
+    ):
         with pytest.raises(ValueError):
             MCTSAgent("skirmish_v0", **kwargs)
 
@@ -224,8 +229,14 @@ def test_a_custom_agent_with_the_protocol():
 
 @pytest.mark.parametrize(
     "name, decompose, reach",
-    [("skirmish_endgame_v0", None, False), ("amazons_v0", None, False), ("mad_bishops_v0", True, False),
-     ("amazons_split_v0", True, True), ("amazons_v0", None, True), ("amazons_split_v0", False, True)],
+    [
+        ("skirmish_endgame_v0", None, False),
+        ("amazons_v0", None, False),
+        ("mad_bishops_v0", True, False),
+        ("amazons_split_v0", True, True),
+        ("amazons_v0", None, True),
+        ("amazons_split_v0", False, True),
+    ],
 )
 def test_sb3_model_plays_as_an_agent(tmp_path, name, decompose, reach):
     """A MaskablePPO model trained for a few steps on the SingleAgentEnv of the training
@@ -239,8 +250,16 @@ def test_sb3_model_plays_as_an_agent(tmp_path, name, decompose, reach):
     kwargs = {"net_arch": [8]}
     if decompose:
         kwargs |= {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"channels": 4, "layers": 1}}
-    model = MaskablePPO("MlpPolicy", SingleAgentEnv(name, decompose=decompose, reach_planes=reach), n_steps=16, batch_size=16, n_epochs=1,
-                        seed=0, device="cpu", policy_kwargs=kwargs)
+    model = MaskablePPO(
+        "MlpPolicy",
+        SingleAgentEnv(name, decompose=decompose, reach_planes=reach),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs=kwargs,
+    )
     model.learn(16)
     path = tmp_path / "model.zip"
     model.save(path)
@@ -271,14 +290,26 @@ def test_stronger_is_stronger():
     ).standings()[0]
     assert greedy_vs_random["score"] >= 0.8 and greedy_vs_random["score_low"] > 0.5
     mcts_vs_greedy = round_robin(
-        "mad_bishops_v0", [MCTSAgent("mad_bishops_v0", simulations=100), GreedyAgent("mad_bishops_v0")],
-        games=20, seed=0, progress=False,
+        "mad_bishops_v0",
+        [MCTSAgent("mad_bishops_v0", simulations=100), GreedyAgent("mad_bishops_v0")],
+        games=20,
+        seed=0,
+        progress=False,
     ).standings()[0]
     assert mcts_vs_greedy["score"] >= 0.8 and mcts_vs_greedy["score_low"] > 0.5
 
 
-@pytest.mark.parametrize("module", ["ggpzoo.agents.simple", "ggpzoo.agents.mcts", "ggpzoo.agents.spec",
-                                    "ggpzoo.tools.arena", "ggpzoo.envs.render", "ggpzoo.tools.terminal"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "ggpzoo.agents.simple",
+        "ggpzoo.agents.mcts",
+        "ggpzoo.agents.spec",
+        "ggpzoo.tools.arena",
+        "ggpzoo.envs.render",
+        "ggpzoo.tools.terminal",
+    ],
+)
 def test_docstring_examples(module):
     import importlib
 

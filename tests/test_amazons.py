@@ -84,8 +84,8 @@ def test_start_position():
     env = amazons_v0.raw_env()
     env.reset()
     obs = env.observe("white")["observation"]
-    white = {(x + 1, y + 1) for y, x in zip(*np.nonzero(obs[:, :, 0]))}
-    black = {(x + 1, y + 1) for y, x in zip(*np.nonzero(obs[:, :, 1]))}
+    white = {(x + 1, y + 1) for y, x in zip(*np.nonzero(obs[:, :, 0]), strict=True)}
+    black = {(x + 1, y + 1) for y, x in zip(*np.nonzero(obs[:, :, 1]), strict=True)}
     assert white == {(4, 1), (7, 1), (1, 4), (10, 4)}
     assert black == {(1, 7), (10, 7), (4, 10), (7, 10)}
     assert obs[:, :, 2].sum() == 0
@@ -127,9 +127,7 @@ def test_arrow_over_and_onto_the_vacated_origin():
 
 def test_split_fire_over_and_onto_the_vacated_origin():
     env = load(amazons_split_v0, OPEN_FILE)
-    assert {env.decode_action(a) for a in env.legal_actions()} == {
-        ((5, 5), (5, y)) for y in (3, 4, 6, 7, 8)
-    }
+    assert {env.decode_action(a) for a in env.legal_actions()} == {((5, 5), (5, y)) for y in (3, 4, 6, 7, 8)}
     env.step(env.encode_action((5, 5), (5, 7)))
     fires = {env.decode_action(a)[1] for a in env.legal_actions()}
     assert fires == {(5, 3), (5, 4), (5, 5), (5, 6), (5, 8)}
@@ -295,9 +293,7 @@ def queen_lines(c):
 def test_amazons_action_ids_follow_the_contract():
     """Ids enumerate src ascending, dst over Q(src), arrow over Q(dst), from a plain rebuild."""
     env = amazons_v0.raw_env()
-    expected = [
-        (src, dst, arrow) for src in range(100) for dst in queen_lines(src) for arrow in queen_lines(dst)
-    ]
+    expected = [(src, dst, arrow) for src in range(100) for dst in queen_lines(src) for arrow in queen_lines(dst)]
     assert len(expected) == env.num_actions == 86_980
     to_xy = lambda c: (c % 10 + 1, c // 10 + 1)  # noqa: E731
     for a, (src, dst, arrow) in enumerate(expected):

@@ -231,7 +231,7 @@ def test_max_steps_truncates(name):
     env.reset()
     rng = np.random.default_rng(7)
     steps = 0
-    for obs in _play(env, rng):
+    for _obs in _play(env, rng):
         steps += 1
         assert steps <= 3
     assert steps == 3

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ggpzoo.agents import Agent, GreedyAgent, MCTSAgent, RandomAgent
-from ggpzoo.tools.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
 from ggpzoo.envs import load
+from ggpzoo.tools.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
 
 ENV = "skirmish_endgame_v0"
 
@@ -45,7 +45,10 @@ def test_tables_add_up(tiny):
     assert sum(r["draws"] for r in rows) % 2 == 0
     pairs = tiny.pairs()
     assert [(p["agent"], p["opponent"]) for p in pairs] == [
-        ("random", "greedy"), ("random", "mcts:30"), ("greedy", "mcts:30")]
+        ("random", "greedy"),
+        ("random", "mcts:30"),
+        ("greedy", "mcts:30"),
+    ]
     for r in rows:  # an agent's total is the sum of its pairs, seen from either side
         mine = [p for p in pairs if r["agent"] in (p["agent"], p["opponent"])]
         wins = sum(p["wins"] if p["agent"] == r["agent"] else p["losses"] for p in mine)

@@ -22,7 +22,11 @@ def test_aec_mode_with_pettingzoo_chess(capsys):
 def test_batched_mode_with_pyspiel(name, capsys):
     assert bench.main(["--env", name, "--seconds", "0.2", "--batched", "8", "--vs", "openspiel"]) == 0
     out = capsys.readouterr().out
-    reference = {"amazons_v0": "pyspiel amazons", "skirmish_v0": "pyspiel chess", "mad_bishops_v0": "pyspiel checkers 10x10"}
+    reference = {
+        "amazons_v0": "pyspiel amazons",
+        "skirmish_v0": "pyspiel chess",
+        "mad_bishops_v0": "pyspiel checkers 10x10",
+    }
     assert f"{name} (VectorGames, N=8)" in out and f"{name} (play)" in out
     assert out.count(f"x vs {reference[name]}") == 2
 

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 import ggpzoo.tools.terminal
-from ggpzoo.tools.cli import main
 from ggpzoo.envs import ENVS, load
+from ggpzoo.tools.cli import main
 from ggpzoo.tools.terminal import MoveError, parse_move, play_terminal
 
 
@@ -22,19 +22,30 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.mark.parametrize("command, text", [
-    ([], "{list,bench,arena,replay,play}"),
-    (["list"], "List the environments"),
-    (["bench"], "--vs"),  # the benchmark's own help
-    (["arena"], "--agents"),
-    (["replay"], "animated GIF"),
-    (["play"], "--opponent"),
-])
+@pytest.mark.parametrize(
+    "command, text",
+    [
+        ([], "{list,bench,arena,replay,play,gdl}"),
+        (["list"], "List the environments"),
+        (["bench"], "--vs"),  # the benchmark's own help
+        (["arena"], "--agents"),
+        (["replay"], "animated GIF"),
+        (["play"], "--opponent"),
+        (["gdl"], "a .kif file, or the name of a shipped game"),  # ggpzoo.gdl.cli's own help
+    ],
+)
 def test_help(capsys, command, text):
     with pytest.raises(SystemExit) as exit_:
         main([*command, "--help"])
     assert exit_.value.code == 0
     assert text in capsys.readouterr().out
+
+
+def test_gdl_commands_reach_the_gdl_tools(capsys):
+    code, out, _ = run(capsys, "bench", "--gdl", "tictactoe", "--seconds", "0.1", "--no-exact")
+    assert code == 0 and out.splitlines()[1].split()[0] == "tictactoe"
+    code, out, _ = run(capsys, "gdl", "tictactoe", "--games", "20", "--seconds", "0.1", "--no-api-test")
+    assert code == 0 and "roles: xplayer (10 actions), oplayer (10 actions)" in out
 
 
 def test_no_command_prints_help(capsys):
@@ -55,21 +66,31 @@ def test_bench_is_ggpzoo_bench(capsys):
     assert code == 0 and "skirmish_endgame_v0" in out and "steps/s" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["arena", "--env", "skirmish_v0", "--agents", "random,mcts:abc"],
-     "error: bad agent 'mcts:abc': the MCTS budget is a number of simulations"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,alphazero"], "error: bad agent 'alphazero': unknown agent"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,sb3:missing/model.zip"],
-     "error: bad agent 'sb3:missing/model.zip': no such model file: missing/model.zip"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random"], "at least two agents"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,random"], "names an agent twice"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--anchor", "mcts"], "--anchor 'mcts' is none"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--json", "/no/such/dir/a.json"], "no folder"),
-    (["replay", "--env", "skirmish_v0", "--out", "game.mp4"], "--out must end in .gif"),
-    (["replay"], "give --env to play a game, or --load a game file"),
-    (["replay", "--load", "missing.json"], "no such game file: missing.json"),
-    (["play", "--env", "skirmish_v0", "--opponent", "mcts:1x"], "bad agent 'mcts:1x'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["arena", "--env", "skirmish_v0", "--agents", "random,mcts:abc"],
+            "error: bad agent 'mcts:abc': the MCTS budget is a number of simulations",
+        ),
+        (
+            ["arena", "--env", "skirmish_v0", "--agents", "random,alphazero"],
+            "error: bad agent 'alphazero': unknown agent",
+        ),
+        (
+            ["arena", "--env", "skirmish_v0", "--agents", "random,sb3:missing/model.zip"],
+            "error: bad agent 'sb3:missing/model.zip': no such model file: missing/model.zip",
+        ),
+        (["arena", "--env", "skirmish_v0", "--agents", "random"], "at least two agents"),
+        (["arena", "--env", "skirmish_v0", "--agents", "random,random"], "names an agent twice"),
+        (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--anchor", "mcts"], "--anchor 'mcts' is none"),
+        (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--json", "/no/such/dir/a.json"], "no folder"),
+        (["replay", "--env", "skirmish_v0", "--out", "game.mp4"], "--out must end in .gif"),
+        (["replay"], "give --env to play a game, or --load a game file"),
+        (["replay", "--load", "missing.json"], "no such game file: missing.json"),
+        (["play", "--env", "skirmish_v0", "--opponent", "mcts:1x"], "bad agent 'mcts:1x'"),
+    ],
+)
 def test_errors_are_one_line(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 1
@@ -77,13 +98,19 @@ def test_errors_are_one_line(capsys, argv, message):
     assert err.startswith(f"python -m ggpzoo {argv[0]}: error: ")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["arena", "--env", "chess_v6", "--agents", "random,greedy"], "unknown env 'chess_v6'"),
-    (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--games", "many"], "'many' is not a whole number"),
-    (["arena", "--env", "skirmish_v0"], "the following arguments are required: --agents"),
-    (["play", "--env", "skirmish_v0", "--color", "red"], "invalid choice: 'red'"),
-    (["nope"], "invalid choice: 'nope'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["arena", "--env", "chess_v6", "--agents", "random,greedy"], "unknown env 'chess_v6'"),
+        (
+            ["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--games", "many"],
+            "'many' is not a whole number",
+        ),
+        (["arena", "--env", "skirmish_v0"], "the following arguments are required: --agents"),
+        (["play", "--env", "skirmish_v0", "--color", "red"], "invalid choice: 'red'"),
+        (["nope"], "invalid choice: 'nope'"),
+    ],
+)
 def test_usage_errors_are_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -95,33 +122,68 @@ def test_as_a_process():
     """``python -m ggpzoo``: help, and an error with no traceback."""
     ok = subprocess.run([sys.executable, "-m", "ggpzoo", "--help"], capture_output=True, text=True)
     assert ok.returncode == 0 and "arena" in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "ggpzoo", "arena", "--env", "mad_bishops_v0", "--agents",
-                          "random,mcts:abc"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "ggpzoo", "arena", "--env", "mad_bishops_v0", "--agents", "random,mcts:abc"],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines() == [
         "python -m ggpzoo arena: error: bad agent 'mcts:abc': the MCTS budget is a number of simulations "
-        "(mcts:200) or of seconds (mcts:0.5s)"]
+        "(mcts:200) or of seconds (mcts:0.5s)"
+    ]
 
 
 def test_arena_command(capsys, tmp_path):
-    code, out, err = run(capsys, "arena", "--env", "skirmish_endgame_v0", "--agents", "random, greedy",
-                         "--games", "4", "--csv", str(tmp_path / "g.csv"), "--json", str(tmp_path / "a.json"))
+    code, out, err = run(
+        capsys,
+        "arena",
+        "--env",
+        "skirmish_endgame_v0",
+        "--agents",
+        "random, greedy",
+        "--games",
+        "4",
+        "--csv",
+        str(tmp_path / "g.csv"),
+        "--json",
+        str(tmp_path / "a.json"),
+    )
     assert code == 0 and err == ""  # no progress bar off a terminal
     assert "rank  agent" in out and "random vs greedy" in out
     data = json.loads((tmp_path / "a.json").read_text())
     assert [s["games"] for s in data["standings"]] == [4, 4]
     assert len((tmp_path / "g.csv").read_text().splitlines()) == 1 + 4
     # a game of the arena file replays
-    code, out, _ = run(capsys, "replay", "--load", str(tmp_path / "a.json"), "--index", "1",
-                       "--out", str(tmp_path / "g1.png"))
+    code, out, _ = run(
+        capsys, "replay", "--load", str(tmp_path / "a.json"), "--index", "1", "--out", str(tmp_path / "g1.png")
+    )
     assert code == 0 and out.startswith("skirmish_endgame_v0: greedy (white) vs random (black)")  # colours alternate
     assert Image.open(tmp_path / "g1.png").size[0] > 300
 
 
 def test_replay_command(capsys, tmp_path):
     gif, saved = tmp_path / "game.gif", tmp_path / "game.json"
-    code, out, _ = run(capsys, "replay", "--env", "mad_bishops_v0", "--white", "greedy", "--black", "random",
-                       "--seed", "4", "--out", str(gif), "--save", str(saved), "--cell-px", "20", "--fps", "5")
+    code, out, _ = run(
+        capsys,
+        "replay",
+        "--env",
+        "mad_bishops_v0",
+        "--white",
+        "greedy",
+        "--black",
+        "random",
+        "--seed",
+        "4",
+        "--out",
+        str(gif),
+        "--save",
+        str(saved),
+        "--cell-px",
+        "20",
+        "--fps",
+        "5",
+    )
     assert code == 0 and f"wrote {gif}" in out
     game = json.loads(saved.read_text())
     with Image.open(gif) as im:

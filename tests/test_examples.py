@@ -49,15 +49,29 @@ def test_train_tiny_run(env, tmp_path, capsys):
     assert summary["args"]["decompose"] is ten_by_ten and summary["args"]["shaping"] == float(ten_by_ten)
     assert (f"shaping {float(ten_by_ten)}, decompose {ten_by_ten}") in printed
     # the saved model loads and is evaluated again
-    assert train.main(["--env", env, "--eval-only", str(out / "model.zip"), "--final-eval-games", "2",
-                       "--out", str(tmp_path)]) == 0
+    assert (
+        train.main(
+            ["--env", env, "--eval-only", str(out / "model.zip"), "--final-eval-games", "2", "--out", str(tmp_path)]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.count("of 2)") == 2
 
 
 def test_train_subproc_tiny_run_with_snapshots(tmp_path, capsys):
     train = _load("train_maskable_ppo")
-    args = ["--env", "skirmish_endgame_v0", "--tiny", "--no-progress", "--vec", "subproc", "--greedy-weight", "1",
-            "--out", str(tmp_path)]
+    args = [
+        "--env",
+        "skirmish_endgame_v0",
+        "--tiny",
+        "--no-progress",
+        "--vec",
+        "subproc",
+        "--greedy-weight",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     assert train.main(args) == 0
     assert (tmp_path / "skirmish_endgame_v0" / "model.zip").exists()
     env = train.make_env("skirmish_endgame_v0", "delta_zero_sum", 2.0, 3, greedy_weight=1.0)
@@ -79,8 +93,18 @@ def test_train_decomposition_and_shaping_choices():
 
 def test_train_cell_policy_tiny_run(tmp_path, capsys):
     train = _load("train_maskable_ppo")
-    argv = ["--env", "mad_bishops_v0", "--tiny", "--no-progress", "--policy", "cell", "--cnn-channels", "4",
-            "--out", str(tmp_path)]
+    argv = [
+        "--env",
+        "mad_bishops_v0",
+        "--tiny",
+        "--no-progress",
+        "--policy",
+        "cell",
+        "--cnn-channels",
+        "4",
+        "--out",
+        str(tmp_path),
+    ]
     assert train.main(argv) == 0
     from sb3_contrib import MaskablePPO
 
@@ -88,14 +112,37 @@ def test_train_cell_policy_tiny_run(tmp_path, capsys):
 
     model = MaskablePPO.load(tmp_path / "mad_bishops_v0" / "model.zip", device="cpu")
     assert isinstance(model.policy, CellPolicy) and model.action_space.n == 100
-    assert train.main(["--env", "mad_bishops_v0", "--eval-only", str(tmp_path / "mad_bishops_v0" / "model.zip"),
-                       "--final-eval-games", "2", "--out", str(tmp_path)]) == 0
+    assert (
+        train.main(
+            [
+                "--env",
+                "mad_bishops_v0",
+                "--eval-only",
+                str(tmp_path / "mad_bishops_v0" / "model.zip"),
+                "--final-eval-games",
+                "2",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
 
 
 def test_train_cnn_tiny_run(tmp_path, capsys):
     train = _load("train_maskable_ppo")
-    argv = ["--env", "amazons_split_v0", "--tiny", "--no-progress", "--policy", "cnn", "--cnn-channels", "4",
-            "--out", str(tmp_path)]
+    argv = [
+        "--env",
+        "amazons_split_v0",
+        "--tiny",
+        "--no-progress",
+        "--policy",
+        "cnn",
+        "--cnn-channels",
+        "4",
+        "--out",
+        str(tmp_path),
+    ]
     assert train.main(argv) == 0
     assert "cnn net [32]" in capsys.readouterr().out
     from sb3_contrib import MaskablePPO
@@ -117,9 +164,18 @@ def test_wilson_interval():
 
 @pytest.mark.parametrize(
     "bad",
-    [["--timesteps", "0"], ["--net-arch", "a,b"], ["--greedy-weight", "-1"], ["--env", "chess_v0"], [],
-     ["--shaping", "1"], ["--decompose", "maybe"], ["--reach-planes", "yes"], ["--cnn-layers", "0"],
-     ["--policy", "cell"]],
+    [
+        ["--timesteps", "0"],
+        ["--net-arch", "a,b"],
+        ["--greedy-weight", "-1"],
+        ["--env", "chess_v0"],
+        [],
+        ["--shaping", "1"],
+        ["--decompose", "maybe"],
+        ["--reach-planes", "yes"],
+        ["--cnn-layers", "0"],
+        ["--policy", "cell"],
+    ],
 )
 def test_train_bad_arguments(bad):
     train = _load("train_maskable_ppo")

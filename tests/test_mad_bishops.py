@@ -378,14 +378,22 @@ def test_why_illegal(start, src, dst, reason):
 
 
 def test_why_illegal_own_piece():
-    board, aux = K.from_string("\n".join([EMPTY_ROW] * 7 + [". . W . . . . . . .", ". . . . . . . . . B", "W . . . . . . . . ."]))
+    board, aux = K.from_string(
+        "\n".join([EMPTY_ROW] * 7 + [". . W . . . . . . .", ". . . . . . . . . B", "W . . . . . . . . ."])
+    )
     e = load(raw_env(), board, aux)
     with pytest.raises(ValueError, match=r"\(3,3\) holds a white piece of your own"):
         e.step(e.encode_action((1, 1), (3, 3)))
 
 
 def test_illegal_action_types_and_range(start):
-    for bad, pattern in [(-1, "out of range"), (10_000, "out of range"), (1.5, "integer"), (True, "bool"), ("1", "integer")]:
+    for bad, pattern in [
+        (-1, "out of range"),
+        (10_000, "out of range"),
+        (1.5, "integer"),
+        (True, "bool"),
+        ("1", "integer"),
+    ]:
         with pytest.raises(ValueError, match=pattern):
             start.step(bad)
     wrapped = mad_bishops_v0.env()
@@ -453,7 +461,7 @@ def on_even_class(board) -> bool:
 def test_random_playouts_keep_the_invariants():
     rng = np.random.default_rng(7)
     e = raw_env()
-    for game in range(12):
+    for _game in range(12):
         e.reset()
         board, aux = e.get_state()
         counts = {1: 25, 2: 25}

@@ -56,8 +56,16 @@ def test_cell_policy_trains_saves_and_loads(tmp_path):
     from ggpzoo.training.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("mad_bishops_v0", decompose=True, shaping=1.0, reach_planes=True)
-    model = MaskablePPO(CellPolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs={"channels": 4, "layers": 1, "value_hidden": 8})
+    model = MaskablePPO(
+        CellPolicy,
+        env,
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"channels": 4, "layers": 1, "value_hidden": 8},
+    )
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(64)
     assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))

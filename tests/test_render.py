@@ -10,8 +10,8 @@ from PIL import Image
 
 from ggpzoo.agents import GreedyAgent, RandomAgent
 from ggpzoo.envs import ENVS, load
-from ggpzoo.envs.skirmish import kernel as SK
 from ggpzoo.envs.render import CELL_PX, board_image, cell_center
+from ggpzoo.envs.skirmish import kernel as SK
 from ggpzoo.tools.replay import check_game, load_game, positions, record_game, save_game, write_gif, write_png
 from ggpzoo.utils import sample_action
 
@@ -31,19 +31,21 @@ def test_ansi_amazons_marks_the_last_move():
     env = load("amazons_v0").raw_env(render_mode="ansi")
     env.reset()
     env.step(env.encode_action((4, 1), (4, 5), (7, 5)))
-    assert env.render() == "\n".join([
-        "10   .  .  .  B  .  .  B  .  .  .",
-        " 9   .  .  .  .  .  .  .  .  .  .",
-        " 8   .  .  .  .  .  .  .  .  .  .",
-        " 7   B  .  .  .  .  .  .  .  .  B",
-        " 6   .  .  .  .  .  .  .  .  .  .",
-        " 5   .  .  . [W] .  . [x] .  .  .",
-        " 4   W  .  .  .  .  .  .  .  .  W",
-        " 3   .  .  .  .  .  .  .  .  .  .",
-        " 2   .  .  .  .  .  .  .  .  .  .",
-        " 1   .  .  . [.] .  .  W  .  .  .",
-        "     1  2  3  4  5  6  7  8  9 10",
-    ])
+    assert env.render() == "\n".join(
+        [
+            "10   .  .  .  B  .  .  B  .  .  .",
+            " 9   .  .  .  .  .  .  .  .  .  .",
+            " 8   .  .  .  .  .  .  .  .  .  .",
+            " 7   B  .  .  .  .  .  .  .  .  B",
+            " 6   .  .  .  .  .  .  .  .  .  .",
+            " 5   .  .  . [W] .  . [x] .  .  .",
+            " 4   W  .  .  .  .  .  .  .  .  W",
+            " 3   .  .  .  .  .  .  .  .  .  .",
+            " 2   .  .  .  .  .  .  .  .  .  .",
+            " 1   .  .  . [.] .  .  W  .  .  .",
+            "     1  2  3  4  5  6  7  8  9 10",
+        ]
+    )
     env.reset()  # a new game has no last move
     assert "[" not in env.render()
 

@@ -75,7 +75,9 @@ def test_gymnasium_env_checker_decomposed_and_shaped(name):
 def test_make_aec_env_wrapper_order():
     env = make_aec_env("mad_bishops_v0", reward="winloss", decompose=True, shaping=0.5)
     assert [type(e).__name__ for e in (env, env.env, env.env.env)] == [
-        "MoveDecomposition", "PotentialShaping", "WinLossReward"
+        "MoveDecomposition",
+        "PotentialShaping",
+        "WinLossReward",
     ]
     assert type(make_aec_env("amazons_v0", shaping=1.0).env).__name__ == "PotentialShaping"
     assert not hasattr(make_aec_env("mad_bishops_v0"), "stage")  # decomposes amazons_v0 only by default
@@ -126,7 +128,8 @@ def test_learner_loses_on_the_opponents_move(decompose):
         steps = list(AmazonsTurnDecomposition.turn_steps(turn))
         opponent = lambda env, agent: steps.pop(0)  # noqa: E731
     env = SingleAgentEnv("amazons_v0", opponent=opponent, learner="white", decompose=decompose)
-    env.reset(options={"state": AK.from_string(LOSE_IN_TWO)})
+    start = AK.from_string(LOSE_IN_TWO)  # its step counts the arrows drawn
+    env.reset(options={"state": start})
     if decompose:
         for cell in (0, 1):  # queen (1,1), destination (2,1): nothing happens yet
             assert env.step(cell)[1:4] == (0.0, False, False)
@@ -136,7 +139,7 @@ def test_learner_loses_on_the_opponents_move(decompose):
     obs, reward, terminated, truncated, info = env.step(action)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["outcome"] == -1 and info["opponent_goal"] == 100
-    assert env.aec_env.unwrapped.get_state()[1][AK.STEP] == 2  # both moves were played
+    assert env.aec_env.unwrapped.get_state()[1][AK.STEP] == start[1][AK.STEP] + 2  # both moves were played
 
 
 def test_learner_reward_includes_the_opponents_capture():
@@ -416,10 +419,14 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
     env = SingleAgentEnv("mad_bishops_v0", decompose=True, reward="winloss")
     kwargs = {"net_arch": [16]}
     if cnn:
-        kwargs |= {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"channels": 4, "layers": 1},
-                   "share_features_extractor": False}
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs=kwargs)
+        kwargs |= {
+            "features_extractor_class": BoardCNN,
+            "features_extractor_kwargs": {"channels": 4, "layers": 1},
+            "share_features_extractor": False,
+        }
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu", policy_kwargs=kwargs
+    )
     model.learn(64)
     best, sampler = PolicyOpponent(model, deterministic=True), PolicyOpponent(model)
     assert best._policy is model.policy and sampler._policy is model.policy
@@ -434,9 +441,11 @@ def test_policy_opponent_plays_the_distribution_predict_samples(cnn):
         expected, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
         assert best(aec, aec.agent_selection) == int(expected)
         with torch.no_grad():
-            dist = model.policy.get_distribution(
-                model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask
-            ).distribution.probs[0].numpy()
+            dist = (
+                model.policy.get_distribution(model.policy.obs_to_tensor(obs["observation"])[0], action_masks=mask)
+                .distribution.probs[0]
+                .numpy()
+            )
         draws = np.bincount([sampler(aec, aec.agent_selection) for _ in range(2000)], minlength=len(mask)) / 2000
         assert draws[~mask].sum() == 0 and np.abs(draws - dist).max() < 0.05
         aec.step(int(rng.choice(np.flatnonzero(mask))))

@@ -185,8 +185,9 @@ def test_skirmish_start_and_opening_moves():
 
 def test_endgame_start_and_opening_moves():
     board, aux = K.new_state(EG)
-    assert K.from_string(
-        """
+    assert (
+        K.from_string(
+            """
         . n b r r b n .
         . . p p p p . .
         . . # . . # . .
@@ -196,8 +197,10 @@ def test_endgame_start_and_opening_moves():
         . . P P P P . .
         . N B R R B N .
         """,
-        EG,
-    )[0].tolist() == board.tolist()
+            EG,
+        )[0].tolist()
+        == board.tolist()
+    )
     assert aux.tolist() == [0, EG, 0, 0, 0]
     assert legal(board, aux) == sorted(
         [mv(2, 1, 1, 3), mv(7, 1, 8, 3), mv(3, 1, 2, 2), mv(3, 1, 1, 3), mv(6, 1, 7, 2), mv(6, 1, 8, 3)]
@@ -737,7 +740,12 @@ def test_render():
         (SK, [], mv(3, 2, 3, 4), r"the pawn's path is blocked at \(3,3\) by a hole"),
         (SK, [], mv(4, 2, 5, 3), r"a pawn moves diagonally only to capture, and \(5,3\) is empty"),
         (SK, [], mv(4, 2, 4, 5), r"\(4,2\)->\(4,5\) is not a valid white pawn move"),
-        (SK, [mv(5, 2, 5, 4), mv(5, 7, 5, 5)], mv(5, 4, 5, 5), r"a pawn push needs an empty cell, and \(5,5\) holds the black pawn"),
+        (
+            SK,
+            [mv(5, 2, 5, 4), mv(5, 7, 5, 5)],
+            mv(5, 4, 5, 5),
+            r"a pawn push needs an empty cell, and \(5,5\) holds the black pawn",
+        ),
         (SK, [mv(5, 2, 5, 4), mv(5, 7, 5, 5)], mv(5, 4, 5, 6), r"a white pawn moves two cells only from rank 2"),
         (SK, [mv(1, 2, 1, 3)], mv(2, 7, 2, 4), r"\(2,7\)->\(2,4\) is not a valid black pawn move"),
         (SK, [mv(1, 2, 1, 3)], mv(6, 7, 6, 5), r"the pawn's path is blocked at \(6,6\) by a hole"),
@@ -766,7 +774,9 @@ def test_encode_and_decode_actions():
     with pytest.raises(ValueError, match="off the 8x8 board"):
         e.encode_action((0, 1), (1, 1))
     with pytest.raises(ValueError, match="names 2 cells"):
-        e.encode_action((1, 1),)
+        e.encode_action(
+            (1, 1),
+        )
 
 
 # ----------------------------------------------------------------------------- random games against the reference
@@ -779,7 +789,7 @@ def test_random_games_through_the_env(variant):
         e = ENVS[variant].raw_env()
         e.reset()
         n = 0
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, reward, term, trunc, info = e.last()
             if term or trunc:
                 e.step(None)
@@ -935,7 +945,7 @@ def test_greedy_capture_games_agree_with_the_reference_in_the_env_and_the_engine
     ends = {"no move under the sheet's test": 0, "pawns facing holes": 0}
     while not games.terminal.all():
         actions = np.zeros(n, np.int64)
-        for i, (e, (board, aux)) in enumerate(zip(envs, boards)):
+        for i, (e, (board, aux)) in enumerate(zip(envs, boards, strict=True)):
             terminal = check_against_reference(board, aux)
             assert games.terminal[i] == terminal == all(e.terminations.values())
             if terminal:

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from ggpzoo.envs import ENVS, load
 from ggpzoo.engine.batch import VectorGames
 from ggpzoo.engine.batch import play_games as play
+from ggpzoo.envs import ENVS, load
 
 NAMES = list(ENVS)
 

@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
+from helpers import random_positions
 from pettingzoo.test import api_test, seed_test
 
 from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.utils import sample_action
 from ggpzoo.wrappers import GoalDeltaReward, InvalidWrapperArgument, MoveDecomposition
-from helpers import random_positions
 
 FROM_TO = ["amazons_split_v0", "mad_bishops_v0", "skirmish_v0", "skirmish_endgame_v0"]
 
@@ -90,7 +90,9 @@ def test_illegal_choices_change_nothing():
     with pytest.raises(ValueError, match="out of range"):
         env.step(100)
     env.step(0)  # the piece on a1 ...
-    with pytest.raises(ValueError, match=r"is illegal as white's destination: no legal white action goes there from \(1,1\)"):
+    with pytest.raises(
+        ValueError, match=r"is illegal as white's destination: no legal white action goes there from \(1,1\)"
+    ):
         env.step(22)  # ... cannot go to c3, its own piece
     assert env.stage == 1 and env.source == 0
     for a, b in zip(env.unwrapped.get_state(), before, strict=True):
@@ -108,7 +110,6 @@ def test_random_games_match_the_plain_env(name):
     rng = np.random.default_rng(1)
     env.reset(seed=0)
     plain.reset(seed=0)
-    returns = dict.fromkeys(plain.possible_agents, 0.0)
     while plain.agents and not any(plain.terminations.values()) and not any(plain.truncations.values()):
         action = int(plain.legal_actions()[rng.integers(len(plain.legal_actions()))])
         src, dst = env.turn_steps(action)
@@ -141,7 +142,9 @@ def test_dead_steps_and_random_play_to_the_end():
 
 
 def test_only_from_to_envs():
-    with pytest.raises(InvalidWrapperArgument, match=r"from/to actions src \* 100 \+ dst.*use AmazonsTurnDecomposition"):
+    with pytest.raises(
+        InvalidWrapperArgument, match=r"from/to actions src \* 100 \+ dst.*use AmazonsTurnDecomposition"
+    ):
         MoveDecomposition(amazons_v0.env())
     with pytest.raises(InvalidWrapperArgument, match="AEC env"):
         MoveDecomposition("mad_bishops_v0")

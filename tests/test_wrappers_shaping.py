@@ -6,6 +6,8 @@ from pettingzoo.test import api_test
 
 from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0, skirmish_v0
 from ggpzoo.envs.amazons import kernel as AK
+from ggpzoo.envs.amazons.spec import mobility_balance as amazons_mobility
+from ggpzoo.envs.mad_bishops.spec import material_balance as mad_bishops_material
 from ggpzoo.utils import sample_action
 from ggpzoo.wrappers import (
     POTENTIALS,
@@ -14,8 +16,6 @@ from ggpzoo.wrappers import (
     PotentialShaping,
     WinLossReward,
 )
-from ggpzoo.envs.amazons.spec import mobility_balance as amazons_mobility
-from ggpzoo.envs.mad_bishops.spec import material_balance as mad_bishops_material
 
 SHAPED = list(POTENTIALS)
 DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
@@ -188,7 +188,8 @@ def test_bad_arguments():
 
 
 @pytest.mark.parametrize(
-    "module", ["ggpzoo.wrappers.rewards", "ggpzoo.wrappers.turns", "ggpzoo.wrappers.shaping", "ggpzoo.wrappers.features"]
+    "module",
+    ["ggpzoo.wrappers.rewards", "ggpzoo.wrappers.turns", "ggpzoo.wrappers.shaping", "ggpzoo.wrappers.features"],
 )
 def test_docstring_examples(module):
     import doctest

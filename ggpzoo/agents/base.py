@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.envs.base import VARIANT
 from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
+from ggpzoo.envs.state_check import checked_state
 
 __all__ = ["Agent"]
 
@@ -71,19 +71,14 @@ class _StateAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
-        """``state`` as contiguous copies, checked to be a state of this agent's game."""
+        """``state`` as contiguous copies, checked to be a state of this agent's game
+        (:func:`ggpzoo.envs.state_check.checked_state`: a ValueError names the problem)."""
         if not isinstance(state, (tuple, list)) or len(state) != 2:
             raise TypeError(
                 f"{type(self).__name__} takes a game state (board, aux), e.g. env.unwrapped.get_state(); "
                 f"got {type(state).__name__}"
             )
-        board, aux = state
-        k = self.kernel
-        board = np.array(board, np.int8)
-        aux = np.array(aux, np.int32)
-        if board.shape != (k.H * k.W,) or aux.shape != (k.AUX_SIZE,) or aux[VARIANT] != self.variant:
-            raise ValueError(f"the state is not a {self.env_name} state (board {board.shape}, aux {aux.shape})")
-        return board, aux
+        return checked_state(state, self.kernel, self.variant, self.env_name)
 
     def _seed(self) -> int:
         return int(self.rng.integers(1, 2**62))

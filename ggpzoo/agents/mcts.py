@@ -31,9 +31,9 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import _StateAgent
-from ggpzoo.envs.base import ROLE
 from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
 from ggpzoo.engine.rng import next_random as _next
+from ggpzoo.envs.base import ROLE
 
 __all__ = ["MCTSAgent"]
 
@@ -43,6 +43,7 @@ NODE_INTS = 10
 # What a finished rollout is worth to a role, from the goals (see MCTSAgent's ``value``).
 GOAL, MARGIN, OUTCOME = 0, 1, 2
 VALUES = {"goal": GOAL, "margin": MARGIN, "outcome": OUTCOME}
+MAX_SIMULATIONS = 10**7  # the node table takes 56 bytes a simulation: 560 MB at most
 
 
 @njit(cache=True)
@@ -180,8 +181,10 @@ def _best_child(nodes, stats):
     pick = -1
     ch = nodes[0, FIRST]
     while ch != -1:
-        if pick == -1 or stats[ch, 0] > stats[pick, 0] or (
-            stats[ch, 0] == stats[pick, 0] and stats[ch, 1] > stats[pick, 1]
+        if (
+            pick == -1
+            or stats[ch, 0] > stats[pick, 0]
+            or (stats[ch, 0] == stats[pick, 0] and stats[ch, 1] > stats[pick, 1])
         ):
             pick = ch
         ch = nodes[ch, SIBLING]
@@ -232,12 +235,26 @@ class MCTSAgent(_StateAgent):
         if simulations is None and seconds is None:
             simulations = 1000
         bad = isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1
-        if simulations is not None and bad:
-            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
-        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0 and math.isfinite(seconds)):
+        if simulations is not None and (bad or simulations > MAX_SIMULATIONS):
+            raise ValueError(f"simulations must be an integer in 1..{MAX_SIMULATIONS:,}, got {simulations!r}")
+        if seconds is not None and (
+            isinstance(seconds, (bool, np.bool_))
+            or not isinstance(seconds, (int, float, np.integer, np.floating))
+            or not (seconds > 0 and math.isfinite(seconds))
+        ):
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        if not c >= 0:
-            raise ValueError(f"c must be non-negative, got {c!r}")
+        if (
+            isinstance(c, (bool, np.bool_))
+            or not isinstance(c, (int, float, np.integer, np.floating))
+            or not (c >= 0 and math.isfinite(c))
+        ):
+            raise ValueError(f"c must be a non-negative finite number, got {c!r}")
+        if (
+            isinstance(max_rollout, (bool, np.bool_))
+            or not isinstance(max_rollout, (int, np.integer))
+            or max_rollout < 1
+        ):
+            raise ValueError(f"max_rollout must be a positive integer, got {max_rollout!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.seconds = None if seconds is None else float(seconds)
         self.c = float(c)
@@ -279,6 +296,8 @@ class MCTSAgent(_StateAgent):
             while True:
                 t0 = time.perf_counter()
                 if n_nodes + chunk > nodes.shape[0]:  # grow the tables, keeping the tree
+                    if nodes.shape[0] > MAX_SIMULATIONS:  # memory is bounded too: stop early
+                        break
                     grown_nodes = np.zeros((2 * nodes.shape[0] + chunk, NODE_INTS), np.int32)
                     grown_stats = np.zeros((grown_nodes.shape[0], 2), np.float64)
                     grown_nodes[:n_nodes], grown_stats[:n_nodes] = nodes[:n_nodes], stats[:n_nodes]

@@ -23,7 +23,18 @@ __all__ = ["SB3Agent", "load_model"]
 
 
 def load_model(path: str):
-    """``MaskablePPO.load(path)`` on the CPU, with a clear error for a missing file or package."""
+    """``MaskablePPO.load(path)`` on the CPU, with a clear error for a missing file or package;
+    a ``.json`` path loads plain weights instead (:func:`ggpzoo.agents.weights.load_policy`).
+
+    Loading a ``.zip`` unpickles it, which runs any code the file names: load only models
+    you made or trust. ``.json`` + ``.pt`` policies load without running code.
+    """
+    if path.endswith(".json"):
+        from ggpzoo.agents.weights import load_policy
+
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such policy description: {path}")
+        return load_policy(path)
     if not os.path.isfile(path) and not os.path.isfile(path + ".zip"):
         raise FileNotFoundError(f"no such model file: {path}")
     try:
@@ -41,8 +52,15 @@ def load_model(path: str):
 class SB3Agent(Agent):
     """Plays a saved ``MaskablePPO`` model (or any model with ``predict(obs, action_masks=...)``).
 
+    Loading a saved ``.zip`` runs pickle, and unpickling a file can run any code in it:
+    load only models you made or trust. A policy stored with
+    :func:`ggpzoo.agents.weights.save_policy` (``PATH.json`` and ``PATH.pt``: a JSON
+    description and plain tensors, read with ``torch.load(weights_only=True)``) loads
+    without running code; pass the ``.json`` path.
+
     Args:
-        model: a path to the saved ``.zip`` or a loaded model.
+        model: a path to the saved ``.zip`` (pickle: trusted files only) or to a ``.json``
+            policy description (plain weights), or a loaded model.
         env_name: the env it plays (a key of ``ggpzoo.envs.ENVS``); the model's action and
             observation spaces must be that env's, or those of the env through a turn
             decomposition and/or :class:`~ggpzoo.wrappers.ReachPlanes` (found from the spaces).

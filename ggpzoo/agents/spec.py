@@ -1,5 +1,6 @@
 """Agents from short spec strings, as the command line names them: ``random``, ``greedy``,
-``mcts``, ``mcts:200`` (simulations), ``mcts:0.5s`` (seconds), ``sb3:PATH`` or a ``PATH.zip``."""
+``mcts``, ``mcts:200`` (simulations), ``mcts:0.5s`` (seconds), ``sb3:PATH``, a ``PATH.zip``
+(pickle: trusted files only) or a ``PATH.json`` policy of plain weights."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ __all__ = ["AgentSpecError", "make_agent", "SPEC_HELP"]
 
 SPEC_HELP = (
     "random | greedy | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
-    "| sb3:PATH or PATH.zip (a saved MaskablePPO model)"
+    "| sb3:PATH or PATH.zip (a saved MaskablePPO model; pickle: trusted files only) "
+    "| PATH.json (plain weights from ggpzoo.agents.weights.save_policy)"
 )
 
 
@@ -48,10 +50,8 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
             elif re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and float(arg[:-1]) > 0:
                 agent = MCTSAgent(env_name, seconds=float(arg[:-1]), seed=seed)
             else:
-                raise AgentSpecError(
-                    "the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)"
-                )
-        elif kind == "sb3" or text.endswith(".zip"):
+                raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
+        elif kind == "sb3" or text.endswith((".zip", ".json")):
             from ggpzoo.agents.sb3 import SB3Agent
 
             path = arg if kind == "sb3" else text

@@ -22,10 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
-
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
+from numba import njit, prange
 
 from ggpzoo.engine.dispatch import apply as _apply
 from ggpzoo.engine.dispatch import goals as _goals
@@ -41,6 +40,7 @@ from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.spec import ROLE, STEP
 
 __all__ = ["VectorGames", "StepResult", "play_games", "play"]
+
 
 # ----------------------------------------------------------------------------- one game
 @njit(cache=True)
@@ -82,8 +82,19 @@ def _check_batch(actions, legal, n_legal, terminal, bad):
 
 @njit(cache=True, parallel=True)
 def _step_batch(
-    game, variant, auto_reset, actions, boards, auxs, legal, n_legal, goals, terminal,
-    finished, final_goals, lengths,
+    game,
+    variant,
+    auto_reset,
+    actions,
+    boards,
+    auxs,
+    legal,
+    n_legal,
+    goals,
+    terminal,
+    finished,
+    final_goals,
+    lengths,
 ):
     for i in prange(boards.shape[0]):
         finished[i] = False
@@ -155,6 +166,33 @@ def _play_batch(game, variant, policies, seed, cells, aux_size, max_legal, goals
 
 
 # ----------------------------------------------------------------------------- the API
+def _seed(seed) -> int:
+    """``seed`` as an int in 0..2**63 - 1, or a ValueError (no bools, floats or negatives)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer in 0..2**63 - 1, got {seed!r}")
+    return int(seed)
+
+
+def _bool_array(x, n: int) -> np.ndarray:
+    """``x`` as a bool array of shape ``(n,)``: bools, or integers that are all 0 or 1."""
+    a = np.asarray(x)
+    if a.shape != (n,):
+        raise ValueError(f"which must be a bool array of shape ({n},), got shape {a.shape}")
+    if a.dtype != np.bool_ and not (np.issubdtype(a.dtype, np.integer) and np.isin(a, (0, 1)).all()):
+        raise ValueError(f"which must be a bool array of shape ({n},) (or of 0s and 1s), got {a.dtype}")
+    return a.astype(np.bool_)
+
+
+def _roles_array(x, n: int) -> np.ndarray:
+    """``x`` as an int32 array of shape ``(n,)`` of roles 0 and 1, or a ValueError."""
+    a = np.asarray(x)
+    if a.shape != (n,) or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"roles must be an integer array of shape ({n},), got {a.dtype} {a.shape}")
+    if not np.isin(a, (0, 1)).all():
+        raise ValueError(f"roles are 0 (white) or 1 (black), got {a[~np.isin(a, (0, 1))][0]}")
+    return a.astype(np.int32)
+
+
 POLICIES = {"random": 0, "greedy": 1}
 
 
@@ -202,11 +240,15 @@ class VectorGames:
         self.terminal = np.ones(n, np.bool_)
         self._scratch_b = np.zeros_like(self.boards)  # greedy's trial states, one row per game
         self._scratch_x = np.zeros_like(self.auxs)
-        self._started = False
         self._results: list[tuple[int, int, int]] = []
         self._finished = np.zeros(n, np.bool_)
         self._final_goals = np.zeros((n, 2), np.int64)
         self._lengths = np.zeros(n, np.int32)
+        self._started = False  # no game until reset()
+
+    def _require_reset(self) -> None:
+        if not self._started:
+            raise RuntimeError("no games yet: call reset() first")
 
     def reset(self, which: np.ndarray | None = None, *, options: dict | None = None) -> None:
         """Start every game (or those where the bool array ``which`` is true) anew.
@@ -220,13 +262,12 @@ class VectorGames:
         if which is None:
             which = np.ones(self.num_games, np.bool_)
         else:
-            which = np.asarray(which)
-            if which.dtype != np.bool_ or which.shape != (self.num_games,):
-                raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {which.dtype} {which.shape}")
+            which = _bool_array(which, self.num_games)
             if not self._started and not which.all():
                 raise RuntimeError("the first reset() must start every game")
-        _reset_batch(self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal,
-                     self.goals, self.terminal)
+        _reset_batch(
+            self.game, self.variant, which, self.boards, self.auxs, self.legal, self.n_legal, self.goals, self.terminal
+        )
         self._started = True
 
     @property
@@ -240,20 +281,15 @@ class VectorGames:
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, num_actions)`` masks of the role in control (all zeros where finished)."""
+        self._require_reset()
         out = np.empty((self.num_games, self.num_actions), np.int8)
         _mask_batch(self.legal, np.where(self.terminal, 0, self.n_legal).astype(np.int32), out)
         return out
 
     def observe(self, roles: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(N, H, W, C)``, each from ``roles[i]``'s side (default: the role to act)."""
-        if roles is None:
-            roles = self.auxs[:, ROLE].copy()
-        else:
-            r = np.asarray(roles)
-            if r.shape != (self.num_games,) or not np.issubdtype(r.dtype, np.integer) or ((r != 0) & (r != 1)).any():
-                raise ValueError(f"roles must be an integer array of shape ({self.num_games},) of 0 (white) and 1 "
-                                 f"(black), got {r.dtype} {r.shape}")
-            roles = r.astype(np.int32)
+        self._require_reset()
+        roles = self.auxs[:, ROLE].copy() if roles is None else _roles_array(roles, self.num_games)
         out = np.empty((self.num_games, *self.observation_shape), self.obs_dtype)
         _observe_batch(self.game, self.boards, self.auxs, roles, out)
         return out
@@ -268,20 +304,35 @@ class VectorGames:
         return self._policy(1, seed)
 
     def _policy(self, policy: int, seed: int) -> np.ndarray:
+        self._require_reset()
         seed = _seed(seed)
         out = np.empty(self.num_games, np.int32)
-        _policy_batch(self.game, policy, seed, self.boards, self.auxs, self.legal, self.n_legal,
-                      self.terminal, self._scratch_b, self._scratch_x, out)
+        _policy_batch(
+            self.game,
+            policy,
+            seed,
+            self.boards,
+            self.auxs,
+            self.legal,
+            self.n_legal,
+            self.terminal,
+            self._scratch_b,
+            self._scratch_x,
+            out,
+        )
         return out
 
     def step(self, actions) -> StepResult:
         """Play ``actions[i]`` in game i; raises ValueError (and changes nothing) on an illegal one."""
-        actions = np.asarray(actions)
+        try:
+            actions = np.asarray(actions)
+        except (OverflowError, TypeError, ValueError):  # ragged lists, ints beyond int64 and uint64
+            actions = np.asarray(None)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
-                             f"got {actions.dtype} {actions.shape}")
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.num_games},), got {actions.dtype} {actions.shape}"
+            )
+        self._require_reset()
         if self.terminal.all() and not self.auto_reset:
             raise RuntimeError("every game is over; call reset()")
         out_of_range = ~self.terminal & ((actions < 0) | (actions >= self.num_actions))
@@ -293,11 +344,25 @@ class VectorGames:
         _check_batch(a32, self.legal, self.n_legal, self.terminal, bad)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"game {i}: action {int(actions[i])} is illegal "
-                             f"({int(self.n_legal[i])} legal actions; see legal_actions())")
-        _step_batch(self.game, self.variant, self.auto_reset, a32, self.boards, self.auxs, self.legal,
-                    self.n_legal, self.goals, self.terminal, self._finished, self._final_goals,
-                    self._lengths)
+            raise ValueError(
+                f"game {i}: action {int(actions[i])} is illegal "
+                f"({int(self.n_legal[i])} legal actions; see legal_actions())"
+            )
+        _step_batch(
+            self.game,
+            self.variant,
+            self.auto_reset,
+            a32,
+            self.boards,
+            self.auxs,
+            self.legal,
+            self.n_legal,
+            self.goals,
+            self.terminal,
+            self._finished,
+            self._final_goals,
+            self._lengths,
+        )
         finished = self._finished.copy()
         final_goals = self._final_goals.copy()
         lengths = self._lengths.copy()
@@ -322,24 +387,20 @@ def play_games(name: str, num_games: int, white: str = "random", black: str = "r
     number of actions of each game. Policies: ``"random"`` or ``"greedy"``
     (:func:`ggpzoo.engine.policies.greedy_choice`: one ply, random tie-break).
     """
+    seed = _seed(seed)
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
     for p in (white, black):
-        if p not in POLICIES:
+        if not isinstance(p, str) or p not in POLICIES:
             raise ValueError(f"unknown policy {p!r}; choose from {sorted(POLICIES)}")
     sp = _spec(name)
-    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 0:
-        raise ValueError(f"num_games must be a non-negative integer, got {num_games!r}")
     goals = np.zeros((num_games, 2), np.int64)
     lengths = np.zeros(num_games, np.int32)
     policies = np.array([POLICIES[white], POLICIES[black]], np.int64)
-    _play_batch(kernel_id(sp.kernel), sp.variant, policies, _seed(seed), sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths)
+    _play_batch(
+        kernel_id(sp.kernel), sp.variant, policies, seed, sp.num_cells, sp.aux_size, sp.max_legal, goals, lengths
+    )
     return goals, lengths
-
-
-def _seed(seed) -> int:
-    """``seed`` as an int in [0, 2**64), or a ValueError (numba would wrap or refuse it)."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    return int(seed)
 
 
 play = play_games  # its name before 0.3.0

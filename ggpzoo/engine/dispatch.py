@@ -2,7 +2,7 @@
 
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
-``apply``, ``is_terminal``, ``goals`` and ``observe``, with the kernel protocol of
+``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel protocol of
 :mod:`ggpzoo.envs.base`; ``game`` is the id of a spec's kernel, :func:`kernel_id`. Each is one numba function
 with one explicit branch per kernel, every kernel a constant, so that it is compiled once
 and cached (kernels passed as arguments or captured in closures are recompiled in every
@@ -22,7 +22,18 @@ from ggpzoo.envs.amazons import kernel as amazons
 from ggpzoo.envs.mad_bishops import kernel as mad_bishops
 from ggpzoo.envs.skirmish import kernel as skirmish
 
-__all__ = ["KERNELS", "MAX_LEGAL", "kernel_id", "init", "legal_actions", "apply", "is_terminal", "goals", "observe"]
+__all__ = [
+    "KERNELS",
+    "MAX_LEGAL",
+    "kernel_id",
+    "init",
+    "legal_actions",
+    "apply",
+    "is_terminal",
+    "goals",
+    "observe",
+    "check_state",
+]
 
 # The kernel families, by id: the branches below follow this order.
 KERNELS = (amazons, mad_bishops, skirmish)
@@ -104,3 +115,16 @@ def observe(game, board, aux, role, out):
         skirmish.observe(board, aux, role, out)
     else:
         raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def check_state(game, board, aux):
+    """0 when ``(board, aux)`` is a state of kernel ``game`` that it can play, else that
+    kernel's error code (its ``CHECK_MESSAGES``; :mod:`ggpzoo.envs.state_check`)."""
+    if game == 0:
+        return amazons.check_state(board, aux)
+    if game == 1:
+        return mad_bishops.check_state(board, aux)
+    if game == 2:
+        return skirmish.check_state(board, aux)
+    raise ValueError("unknown kernel id")

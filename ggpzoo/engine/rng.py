@@ -67,7 +67,6 @@ def sample_mask(mask, seed):
     return -1
 
 
-
 @njit(cache=True)
 def _mix(z):
     """SplitMix64's finaliser: a bijection of 64-bit words that scatters nearby inputs."""

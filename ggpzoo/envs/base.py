@@ -30,6 +30,12 @@ A game is two pieces:
    ``observe(board, aux, role, out)``
        fills ``out`` (``[H, W, C]`` of the env's ``obs_dtype``, int8 unless the env says
        otherwise) with the observation planes from ``role``'s side.
+   ``check_state(board, aux) -> code``
+       0 when the kernel can play the state, else an error code; ``check_state_detail``
+       also returns the cell or value, and ``CHECK_MESSAGES[code]`` says what is wrong.
+       The other functions assume a state that passes (they do no bounds checks):
+       :func:`ggpzoo.envs.state_check.checked_state` runs it on every state that comes
+       from outside.
 
    The functions update arrays in place and read nothing but their arguments and constant
    tables, so a caller copies ``board`` and ``aux`` to keep a state (search, batching).
@@ -46,6 +52,7 @@ the opt-in ``max_steps`` truncation, and the rendering (text, image, window: :mo
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import operator
 import re
@@ -62,12 +69,22 @@ from pettingzoo.utils import wrappers
 from ggpzoo.envs import render as _render
 from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError, read_cells
 from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
+from ggpzoo.envs.state_check import checked_state
 
 __all__ = [
-    "ROLE", "VARIANT", "STEP", "AGENTS", "GGPEnv", "Outcome", "ActionSpace", "make_env_fn", "cell", "xy", "cell_str",
+    "ROLE",
+    "VARIANT",
+    "STEP",
+    "AGENTS",
+    "GGPEnv",
+    "Outcome",
+    "ActionSpace",
+    "make_env_fn",
+    "cell",
+    "xy",
+    "cell_str",
     "integer_id",
 ]
-
 
 
 def cell(x: int, y: int, width: int) -> int:
@@ -182,7 +199,12 @@ class GGPEnv(AECEnv, EzPickle):
         if s is None:
             return
         cls.kernel, cls.variant, cls.num_actions, cls.num_planes = s.kernel, s.variant, s.num_actions, s.num_planes
-        cls.obs_dtype, cls.obs_high, cls.piece_chars, cls.file_names = s.obs_dtype, s.obs_high, s.piece_chars, s.file_labels
+        cls.obs_dtype, cls.obs_high, cls.piece_chars, cls.file_names = (
+            s.obs_dtype,
+            s.obs_high,
+            s.piece_chars,
+            s.file_labels,
+        )
         cls.metadata = {
             "name": s.name,
             "render_modes": ["ansi", "rgb_array", "human"],
@@ -194,10 +216,7 @@ class GGPEnv(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps, mask_in_infos=mask_in_infos)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_steps is not None and (
             isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
         ):
@@ -245,7 +264,10 @@ class GGPEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ game flow
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game. The games have no chance moves: ``seed`` changes nothing."""
+        """Start a new game. The games have no chance moves: ``seed`` changes nothing (it
+        must still be None or an integer, as gymnasium's seeds are)."""
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be None or an integer, got {seed!r}")
         self.kernel.init(self._board, self._aux, self.variant)
         self._start()
 
@@ -254,15 +276,11 @@ class GGPEnv(AECEnv, EzPickle):
 
         The env is as after :meth:`reset`, but in that position: both agents live, rewards
         cleared (or set, if the position is terminal). The arrays are copied.
+
+        The state is checked first (:func:`ggpzoo.envs.state_check.checked_state`): a bad one
+        raises ``ValueError`` naming the problem and leaves the env as it was.
         """
-        board, aux = state
-        if board.shape != self._board.shape or aux.shape != self._aux.shape:
-            raise ValueError(
-                f"state must be (board{self._board.shape}, aux{self._aux.shape}), "
-                f"got (board{board.shape}, aux{aux.shape})"
-            )
-        if aux[VARIANT] != self.variant:
-            raise ValueError(f"the state is of variant {aux[VARIANT]}, this env plays variant {self.variant}")
+        board, aux = checked_state(state, self.kernel, self.variant, self.metadata["name"])
         self._board[:] = board
         self._aux[:] = aux
         self._start()
@@ -288,8 +306,10 @@ class GGPEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)  # PettingZoo: only None is accepted here
         # Fast path for a plain legal int; anything else goes through the full check.
-        a = action if type(action) is int and 0 <= action < self.num_actions and self._mask[action] else (
-            self._check_action(action)
+        a = (
+            action
+            if type(action) is int and 0 <= action < self.num_actions and self._mask[action]
+            else (self._check_action(action))
         )
         self._cumulative_rewards[agent] = 0.0
         self.kernel.apply(self._board, self._aux, a)
@@ -346,7 +366,12 @@ class GGPEnv(AECEnv, EzPickle):
         return np.zeros(self.num_actions, np.int8)
 
     def legal_actions(self) -> np.ndarray:
-        """The legal action ids of ``agent_selection``, ascending (empty once the game is over)."""
+        """The legal action ids of ``agent_selection``, ascending (empty once the game is over,
+        also when a wrapper ended it, as PettingZoo's ``TerminateIllegalWrapper`` does)."""
+        if self._n_legal:
+            agent = self.agent_selection
+            if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+                return self._legal[:0].copy()
         return self._legal[: self._n_legal].copy()
 
     # ------------------------------------------------------------------ game over
@@ -403,7 +428,7 @@ class GGPEnv(AECEnv, EzPickle):
         text = text.strip()
         if len(text) > MAX_MOVE_TEXT:
             raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(text)}")
-        if text.isdigit():  # a raw action id
+        if text.isascii() and text.isdigit():  # a raw action id (not '²' or other digits int() refuses)
             a = int(text)
             if not 0 <= a < self.num_actions:
                 raise MoveError(f"action id {a} is out of range: ids are 0..{self.num_actions - 1}")
@@ -458,9 +483,7 @@ class GGPEnv(AECEnv, EzPickle):
         The default is the from/to encoding ``a = src * cells + dst`` of most games.
         """
         n = self.kernel.H * self.kernel.W
-        a = operator.index(action)
-        if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} is out of range: action ids are 0..{self.num_actions - 1}")
+        a = integer_id(action, self.num_actions)
         return xy(a // n, self.kernel.W), xy(a % n, self.kernel.W)
 
     def encode_action(self, *cells: tuple[int, int]) -> int:
@@ -473,7 +496,13 @@ class GGPEnv(AECEnv, EzPickle):
     def _cell(self, xy_: tuple[int, int]) -> int:
         """The index of the 1-based cell ``(x, y)``; ValueError if it is off the board."""
         k = self.kernel
-        x, y = xy_
+        try:
+            x, y = xy_
+            if isinstance(x, (bool, np.bool_)) or isinstance(y, (bool, np.bool_)):
+                raise TypeError
+            x, y = operator.index(x), operator.index(y)
+        except (TypeError, ValueError):
+            raise ValueError(f"a cell is a pair of integers (x, y), got {xy_!r}") from None
         if not (1 <= x <= k.W and 1 <= y <= k.H):
             raise ValueError(f"cell {xy_} is off the {k.W}x{k.H} board (x runs 1..{k.W}, y 1..{k.H})")
         return cell(x, y, k.W)
@@ -546,9 +575,30 @@ class GGPEnv(AECEnv, EzPickle):
         k = self.kernel
         to_move = int(self._aux[ROLE]) if self._n_legal else None  # no dot once the game is over
         return _render.board_image(
-            self._board, k.H, k.W, self.piece_chars, self.file_names, self.last_action_cells(),
-            to_move=to_move, cell_px=cell_px or _render.CELL_PX,
+            self._board,
+            k.H,
+            k.W,
+            self.piece_chars,
+            self.file_names,
+            self.last_action_cells(),
+            to_move=to_move,
+            cell_px=cell_px or _render.CELL_PX,
         )
+
+    def __deepcopy__(self, memo):
+        """An independent copy of the env and its game (``EzPickle`` alone would rebuild a fresh env)."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key == "step":  # render_mode="human" binds step to _step_and_draw
+                continue
+            new.__dict__[key] = None if key == "_window" else copy.deepcopy(value, memo)
+        if self.render_mode == "human":
+            new.step = new._step_and_draw
+        return new
+
+    def __copy__(self):
+        return self.__deepcopy__({})
 
     def close(self) -> None:
         if self._window is not None:
@@ -556,14 +606,40 @@ class GGPEnv(AECEnv, EzPickle):
             self._window = None
 
 
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's, with ``set_state``: it forgets the mask it kept of the old position
+    (PettingZoo's judges the next action by that stale mask)."""
+
+    def set_state(self, state) -> None:
+        self.env.set_state(state)  # checked there first: a bad state changes nothing here either
+        self._prev_obs = None
+        self._prev_info = None
+        self._terminated = False
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's, with ``set_state`` counted as a reset, and copies that share nothing:
+    ``copy.copy(env())`` is a deep copy (a shallow one would share the game)."""
+
+    def set_state(self, state) -> None:
+        self.env.set_state(state)
+        self._has_reset = True
+
+    def __copy__(self):
+        return copy.deepcopy(self)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def make_env_fn(raw_env_cls):
     """Return the PettingZoo-classic ``env()`` factory for ``raw_env_cls``."""
 
     def env(**kwargs):
         e = raw_env_cls(**kwargs)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = TerminateIllegalWrapper(e, illegal_reward=-1)
         e = wrappers.AssertOutOfBoundsWrapper(e)
-        e = wrappers.OrderEnforcingWrapper(e)
+        e = OrderEnforcingWrapper(e)
         return e
 
     env.__doc__ = f"The wrapped {raw_env_cls.metadata['name']} environment (PettingZoo classic wrappers)."

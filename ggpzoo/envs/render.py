@@ -25,6 +25,7 @@ __all__ = ["board_text", "board_image", "cell_center", "Window", "CELL_PX"]
 
 CELL_PX = 48  # default cell size of board_image, in pixels
 
+
 # ----------------------------------------------------------------------------- text
 def board_text(board, height: int, width: int, piece_chars: str, file_names=None, marked=()) -> str:
     """The board as text, row ``height`` at the top, ``marked`` cells (indices) in brackets.
@@ -196,8 +197,16 @@ def _paint(patch: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
     patch += alpha[..., None] * (colour - patch)
 
 
-def board_image(board, height: int, width: int, piece_chars: str, file_names=None, marked=(),
-                to_move: int | None = None, cell_px: int = CELL_PX) -> np.ndarray:
+def board_image(
+    board,
+    height: int,
+    width: int,
+    piece_chars: str,
+    file_names=None,
+    marked=(),
+    to_move: int | None = None,
+    cell_px: int = CELL_PX,
+) -> np.ndarray:
     """The board as an RGB image, ``uint8 (rows, columns, 3)``, row ``height`` at the top.
 
     Args:

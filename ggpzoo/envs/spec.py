@@ -129,6 +129,14 @@ class GameSpec:
         self.kernel.init(board, aux, self.variant)
         return board, aux
 
+    def check_state(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """``state`` as fresh, contiguous ``(int8 board, int32 aux)`` arrays of this game, or a
+        ValueError naming the first problem (:func:`ggpzoo.envs.state_check.checked_state`:
+        types and shapes, then the kernel's own ``check_state`` of the position)."""
+        from ggpzoo.envs.state_check import checked_state
+
+        return checked_state(state, self.kernel, self.variant, self.name)
+
     # ------------------------------------------------------------------ env
     def env_factory(self):
         """The ``env()`` factory (imports PettingZoo)."""

@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ggpzoo.tools._progress import Progress
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import load
+from ggpzoo.tools._progress import Progress
 
 __all__ = ["GameRecord", "ArenaResult", "ArenaError", "play_game", "round_robin", "elo_ratings", "wilson"]
 
@@ -209,18 +209,20 @@ class ArenaResult:
             n = int(games[i].sum())
             s = wins[i].sum() + 0.5 * draws[i].sum()
             lo, hi = wilson(s, n)
-            rows.append({
-                "agent": name,
-                "games": n,
-                "wins": int(wins[i].sum()),
-                "draws": int(draws[i].sum()),
-                "losses": int(losses[i].sum()),
-                "score": s / n if n else float("nan"),
-                "score_low": lo,
-                "score_high": hi,
-                "elo": float(ratings[i]),
-                "elo_margin": float(1.96 * errors[i]),
-            })
+            rows.append(
+                {
+                    "agent": name,
+                    "games": n,
+                    "wins": int(wins[i].sum()),
+                    "draws": int(draws[i].sum()),
+                    "losses": int(losses[i].sum()),
+                    "score": s / n if n else float("nan"),
+                    "score_low": lo,
+                    "score_high": hi,
+                    "elo": float(ratings[i]),
+                    "elo_margin": float(1.96 * errors[i]),
+                }
+            )
         return rows
 
     def pairs(self) -> list[dict]:
@@ -232,11 +234,19 @@ class ArenaResult:
                 n = int(games[i, j])
                 s = wins[i, j] + 0.5 * draws[i, j]
                 lo, hi = wilson(s, n)
-                rows.append({
-                    "agent": self.agents[i], "opponent": self.agents[j], "games": n,
-                    "wins": int(wins[i, j]), "draws": int(draws[i, j]), "losses": int(losses[i, j]),
-                    "score": s / n if n else float("nan"), "score_low": lo, "score_high": hi,
-                })
+                rows.append(
+                    {
+                        "agent": self.agents[i],
+                        "opponent": self.agents[j],
+                        "games": n,
+                        "wins": int(wins[i, j]),
+                        "draws": int(draws[i, j]),
+                        "losses": int(losses[i, j]),
+                        "score": s / n if n else float("nan"),
+                        "score_low": lo,
+                        "score_high": hi,
+                    }
+                )
         return rows
 
     def table(self) -> str:
@@ -291,11 +301,23 @@ class ArenaResult:
         """One row per game: white, black, goals, white's score, length, truncated, seconds."""
         with open(path, "w", newline="") as f:
             out = csv.writer(f)
-            out.writerow(["game", "white", "black", "white_goal", "black_goal", "white_score", "length",
-                          "truncated", "seconds"])
+            out.writerow(
+                ["game", "white", "black", "white_goal", "black_goal", "white_score", "length", "truncated", "seconds"]
+            )
             for k, g in enumerate(self.games):
-                out.writerow([k, g.white, g.black, g.goals[0], g.goals[1], g.score, g.length,
-                              int(g.truncated), f"{g.seconds:.4f}"])
+                out.writerow(
+                    [
+                        k,
+                        g.white,
+                        g.black,
+                        g.goals[0],
+                        g.goals[1],
+                        g.score,
+                        g.length,
+                        int(g.truncated),
+                        f"{g.seconds:.4f}",
+                    ]
+                )
 
 
 def round_robin(

@@ -124,8 +124,13 @@ def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0
         games.step(games.random_actions(seed + batch_steps))
         batch_steps += 1
     elapsed = time.perf_counter() - start
-    row = _row(f"{name} (VectorGames, N={num_games})", len(games.pop_results()), batch_steps * num_games,
-               elapsed, SPECS[name].turn_actions)
+    row = _row(
+        f"{name} (VectorGames, N={num_games})",
+        len(games.pop_results()),
+        batch_steps * num_games,
+        elapsed,
+        SPECS[name].turn_actions,
+    )
     row["steps_per_game"] = float("nan")  # games still running at the end are not counted
     return row
 
@@ -238,6 +243,10 @@ def _run_batched(names: list[str], args) -> list[dict]:
     return rows
 
 
+MAX_SECONDS = 86_400.0  # a day per env: the most --seconds takes
+MAX_BATCHED = 1 << 16  # games at once: amazons_v0 keeps 20 kB of legal ids per game
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ggpzoo.tools.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", default="all", help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}")
@@ -260,10 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.env != "all" and args.env not in ENVS:
         parser.error(f"unknown env {args.env!r}; choose from: {', '.join(ENVS)}")
-    if args.seconds <= 0:
-        parser.error("--seconds must be positive")
-    if args.batched < 0:
-        parser.error("--batched must be a positive batch size")
+    if not (0 < args.seconds <= MAX_SECONDS):  # also refuses nan and inf, which never end
+        parser.error(f"--seconds must be positive and at most {MAX_SECONDS:g}, got {args.seconds}")
+    if not 0 <= args.seed < 2**63:
+        parser.error(f"--seed must be an integer in 0..2**63 - 1, got {args.seed}")
+    if not 0 <= args.batched <= MAX_BATCHED:
+        parser.error(f"--batched must be a positive batch size, at most {MAX_BATCHED}, got {args.batched}")
     names = list(ENVS) if args.env == "all" else [args.env]
     rows = _run_batched(names, args) if args.batched else _run_aec(names, args)
     print(format_table(rows))

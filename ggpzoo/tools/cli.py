@@ -8,6 +8,7 @@ that went wrong. Long work draws a progress bar on stderr when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -38,6 +39,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 20 MB a frame
+MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -48,13 +53,23 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is not a seed in 0..2**63 - 1")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
     return value
 
 
@@ -67,20 +82,35 @@ def _env_name(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ggpzoo.agents.spec import SPEC_HELP
 
-    parser = _Parser(prog="python -m ggpzoo", description=DESCRIPTION, epilog=EPILOG,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play}", parser_class=_Parser)
-
-    sub.add_parser("list", help="list the environments and the agents",
-                   description="List the environments and the agent specs.")
+    parser = _Parser(
+        prog="python -m ggpzoo",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,gdl}", parser_class=_Parser)
 
     sub.add_parser(
-        "bench", help="self-play speed of the envs (python -m ggpzoo.tools.bench)", add_help=False,
+        "list", help="list the environments and the agents", description="List the environments and the agent specs."
+    )
+
+    sub.add_parser(
+        "bench",
+        help="self-play speed of the envs (python -m ggpzoo.tools.bench)",
+        add_help=False,
         description="Self-play throughput; see python -m ggpzoo bench --help.",
     )
 
+    sub.add_parser(
+        "gdl",
+        help="load a GDL rule sheet as an env: roles, actions, speed, api_test",
+        add_help=False,
+        description="A GDL sheet as a PettingZoo env; see python -m ggpzoo gdl --help.",
+    )
+
     arena = sub.add_parser(
-        "arena", help="round-robin tournament: W/D/L table with intervals, Elo",
+        "arena",
+        help="round-robin tournament: W/D/L table with intervals, Elo",
         description=(
             "Every pair of agents plays --games games, colours alternating. Prints each agent's wins, draws "
             "and losses with a 95% Wilson interval on its score, maximum-likelihood Elo ratings with 95% "
@@ -89,18 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
-    arena.add_argument("--games", type=_positive_int, default=10,
-                       help="games per pair (default 10; an even number keeps colours balanced)")
-    arena.add_argument("--seed", type=int, default=0, help="seeds every game (default 0)")
-    arena.add_argument("--max-steps", type=_positive_int, default=None,
-                       help="cut games after this many actions (scored a draw)")
+    arena.add_argument(
+        "--games",
+        type=_positive_int,
+        default=10,
+        help="games per pair (default 10; an even number keeps colours balanced)",
+    )
+    arena.add_argument("--seed", type=_seed, default=0, help="seeds every game (default 0)")
+    arena.add_argument(
+        "--max-steps", type=_positive_int, default=None, help="cut games after this many actions (scored a draw)"
+    )
     arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
     arena.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
     arena.add_argument("--json", metavar="PATH", help="write standings, pairs, Elo and every game's actions as JSON")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     replay = sub.add_parser(
-        "replay", help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
+        "replay",
+        help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
         description=(
             "Play a game between two agents, or load one (a JSON move list, or a game of an arena JSON file), "
             "then write it as an animated GIF (--out game.gif), a picture of the final position "
@@ -112,26 +148,30 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--index", type=int, default=None, help="with an arena JSON file: which game (default 0)")
     replay.add_argument("--white", default="random", help=f"white's agent when playing (default random): {SPEC_HELP}")
     replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
-    replay.add_argument("--seed", type=int, default=0, help="seeds the agents (default 0)")
+    replay.add_argument("--seed", type=_seed, default=0, help="seeds the agents (default 0)")
     replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
-    replay.add_argument("--out", metavar="PATH",
-                        help="write the game as an animated .gif, or its final position as a .png")
+    replay.add_argument(
+        "--out", metavar="PATH", help="write the game as an animated .gif, or its final position as a .png"
+    )
     replay.add_argument("--save", metavar="PATH", help="write the game as a JSON move list")
     replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2)")
     replay.add_argument("--cell-px", type=int, default=None, help="cell size in pixels (default 48)")
     replay.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     play = sub.add_parser(
-        "play", help="play against an agent in the terminal",
+        "play",
+        help="play against an agent in the terminal",
         description="Play a game in the terminal against an agent. Type moves as cells (4,1 4,5 or a1 b2); "
-                    "'help', 'moves', 'undo', 'quit' also work.",
+        "'help', 'moves', 'undo', 'quit' also work.",
     )
     play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
-    play.add_argument("--opponent", default="mcts",
-                      help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}")
-    play.add_argument("--color", choices=("white", "black"), default="white",
-                      help="your side (default white; white moves first)")
-    play.add_argument("--seed", type=int, default=None, help="seeds the opponent")
+    play.add_argument(
+        "--opponent", default="mcts", help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}"
+    )
+    play.add_argument(
+        "--color", choices=("white", "black"), default="white", help="your side (default white; white moves first)"
+    )
+    play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
     return parser
 
 
@@ -176,8 +216,9 @@ def _arena(args) -> int:
         _check_writable(path)
     agents = _make_agents(specs, args.env, args.seed)
     progress = False if args.no_progress else None
-    result = round_robin(args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps,
-                         anchor=anchor, progress=progress)
+    result = round_robin(
+        args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps, anchor=anchor, progress=progress
+    )
     print(result.table())
     if args.csv:
         result.write_csv(args.csv)
@@ -205,8 +246,8 @@ def _replay(args) -> int:
 
     if args.out and not args.out.lower().endswith((".gif", ".png")):
         raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
-    if args.cell_px is not None and args.cell_px < 16:
-        raise CLIError(f"--cell-px must be at least 16, got {args.cell_px}")
+    if args.cell_px is not None and not 16 <= args.cell_px <= MAX_CELL_PX:
+        raise CLIError(f"--cell-px must be in 16..{MAX_CELL_PX}, got {args.cell_px}")
     for path in (args.out, args.save):
         _check_writable(path)
     show = False if args.no_progress else None
@@ -221,8 +262,14 @@ def _replay(args) -> int:
             raise CLIError("give --env to play a game, or --load a game file")
         white, black = _make_agents([args.white, args.black], args.env, args.seed)
         with Progress(None, f"playing {white.name} vs {black.name}", enabled=show) as bar:
-            game = R.record_game(args.env, white, black, seed=args.seed, max_steps=args.max_steps,
-                                 on_move=lambda env, a: bar.update(1, "actions"))
+            game = R.record_game(
+                args.env,
+                white,
+                black,
+                seed=args.seed,
+                max_steps=args.max_steps,
+                on_move=lambda env, a: bar.update(1, "actions"),
+            )
     gw, gb = game["goals"]
     if game["over"]:
         result = "white wins" if gw > gb else "black wins" if gb > gw else "a draw"
@@ -237,6 +284,12 @@ def _replay(args) -> int:
         if args.out.lower().endswith(".png"):
             R.write_png(R.final_image(game, args.cell_px), args.out)
         else:
+            frame = R.final_image(game, args.cell_px).nbytes
+            if frame * (len(game["actions"]) + 1) > MAX_GIF_BYTES:
+                raise CLIError(
+                    f"a GIF of {len(game['actions']) + 1} frames of {frame / 2**20:.1f} MB would not fit in "
+                    f"{MAX_GIF_BYTES >> 20} MB; use a smaller --cell-px or --out a .png"
+                )
             with Progress(len(game["actions"]), "drawing", enabled=show) as bar:
                 frames = R.positions(game, args.cell_px, on_frame=bar.update)
             R.write_gif(frames, args.out, fps=args.fps)
@@ -258,9 +311,17 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "bench":  # its own parser and --help
+        if "--gdl" in argv:
+            from ggpzoo.gdl.cli import bench_main
+
+            return bench_main(argv[1:])
         from ggpzoo.tools import bench
 
         return bench.main(argv[1:])
+    if argv and argv[0] == "gdl":  # ggpzoo.gdl.cli's own parser
+        from ggpzoo.gdl.cli import main as gdl_main
+
+        return gdl_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -286,4 +347,3 @@ def _expected(e: Exception) -> bool:
     from ggpzoo.tools.arena import ArenaError
 
     return isinstance(e, (CLIError, ValueError, OSError, ImportError, ArenaError, DependencyNotInstalled))
-

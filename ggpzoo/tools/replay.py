@@ -19,6 +19,7 @@ Only ``env`` and ``actions`` (or ``moves``) are needed. An arena JSON file
 from __future__ import annotations
 
 import json
+import reprlib
 
 import numpy as np
 
@@ -29,8 +30,9 @@ from ggpzoo.envs.notation import MoveError
 __all__ = ["record_game", "load_game", "save_game", "check_game", "positions", "final_image", "write_gif", "write_png"]
 
 
-def record_game(env_name: str, white: Agent, black: Agent, seed: int = 0, max_steps: int | None = None,
-                on_move=None) -> dict:
+def record_game(
+    env_name: str, white: Agent, black: Agent, seed: int = 0, max_steps: int | None = None, on_move=None
+) -> dict:
     """Play one game of ``env_name`` between ``white`` and ``black``; return it as a game dict.
 
     ``on_move(env, action)`` is called after every action (e.g. to show progress).
@@ -89,7 +91,7 @@ def check_game(data: dict, where: str = "the game") -> dict:
             else:
                 chosen = env.parse_move(str(item))
         except MoveError as e:
-            raise ValueError(f"{where}: move {k} ({item!r}): {e}") from None
+            raise ValueError(f"{where}: move {k} ({reprlib.repr(item)}): {e}") from None
         for a in chosen:
             moves.append(env.action_to_string(a))
             env.step(a)
@@ -97,18 +99,30 @@ def check_game(data: dict, where: str = "the game") -> dict:
     return data | {"actions": actions, "moves": moves} | _result(env)
 
 
+MAX_GAME_FILE_BYTES = 64 << 20  # game files (and arena JSON files) larger than this are refused unread
+
+
 def load_game(path: str, index: int | None = None) -> dict:
     """Read a game file (or game ``index`` of an arena JSON file) and check its moves."""
+    with open(path, "rb") as f:
+        raw = f.read(MAX_GAME_FILE_BYTES + 1)
+    if len(raw) > MAX_GAME_FILE_BYTES:
+        raise ValueError(f"{path} is over {MAX_GAME_FILE_BYTES >> 20} MB: not a game file")
     try:
-        with open(path) as f:
-            data = json.load(f)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text (byte {e.start}): not a game file") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"{path} is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path} nests JSON too deeply: not a game file") from None
     if isinstance(data, dict) and isinstance(data.get("games"), list):
         games = data["games"]
         i = 0 if index is None else index
         if not -len(games) <= i < len(games):
             raise ValueError(f"{path} holds {len(games)} games; there is no game {i}")
+        if not isinstance(games[i], dict):
+            raise ValueError(f"{path} game {i} is not a game: a JSON object with 'actions' (or 'moves')")
         data = {"env": data.get("env")} | games[i]
         where = f"{path} game {i}"
     elif index is not None:

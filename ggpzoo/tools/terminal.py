@@ -60,6 +60,7 @@ def play_terminal(
     """
     out = out or sys.stdout
     if input_fn is None:
+
         def input_fn(prompt):
             out.write(prompt)
             out.flush()
@@ -67,13 +68,17 @@ def play_terminal(
             if not line:
                 raise EOFError
             return line
+
     if human not in ("white", "black"):
         raise ValueError(f"human must be 'white' or 'black', got {human!r}")
     env = load(env_name).raw_env(render_mode="ansi")
     env.reset()
     history = []  # states before each of the person's turns, for undo
-    _say(out, f"{env_name}: you play {human}, {opponent.name} plays the other side. "
-              "Type a move, or 'help', 'moves', 'undo', 'quit'.")
+    _say(
+        out,
+        f"{env_name}: you play {human}, {opponent.name} plays the other side. "
+        "Type a move, or 'help', 'moves', 'undo', 'quit'.",
+    )
     _say(out, move_help(env))
     shown = False
     while not env.is_game_over():

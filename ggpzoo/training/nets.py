@@ -121,17 +121,27 @@ class CellPolicy(MaskableActorCriticPolicy):
             features extractor are this policy's own).
     """
 
-    def __init__(self, observation_space, action_space, lr_schedule, channels: int = 32, layers: int = 3,
-                 value_hidden: int = 64, **kwargs):
+    def __init__(
+        self,
+        observation_space,
+        action_space,
+        lr_schedule,
+        channels: int = 32,
+        layers: int = 3,
+        value_hidden: int = 64,
+        **kwargs,
+    ):
         h, w, _ = _board_shape(observation_space, "CellPolicy")
         if not isinstance(action_space, gym.spaces.Discrete) or action_space.n != h * w:
             raise ValueError(f"CellPolicy needs Discrete({h * w}) actions, one per cell; got {action_space}")
         if value_hidden < 1:
             raise ValueError(f"value_hidden must be at least 1, got {value_hidden}")
         self.value_hidden = value_hidden
-        kwargs |= {"features_extractor_class": ConvTrunk,
-                   "features_extractor_kwargs": {"channels": channels, "layers": layers},
-                   "share_features_extractor": True}
+        kwargs |= {
+            "features_extractor_class": ConvTrunk,
+            "features_extractor_kwargs": {"channels": channels, "layers": layers},
+            "share_features_extractor": True,
+        }
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:

@@ -387,6 +387,15 @@ def make_opponent(spec) -> Opponent:
 
 
 # ----------------------------------------------------------------------------- the env
+def _action_id(action) -> int:
+    """``action`` as an int: a Python or numpy integer, or an integer array of one entry (as
+    SB3 passes it); floats, bools and anything else raise ValueError (never rounded)."""
+    a = np.asarray(action) if not isinstance(action, int) else action
+    if isinstance(a, (bool, np.bool_)) or (isinstance(a, np.ndarray) and (a.size != 1 or a.dtype.kind not in "iu")):
+        raise ValueError(f"action must be an integer action id, got {action!r}")
+    return int(a) if isinstance(a, int) else int(a.reshape(-1)[0])
+
+
 class SingleAgentEnv(gym.Env):
     """The learner's side of a two-player AEC game, as a Gymnasium env.
 
@@ -483,6 +492,11 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if options and "state" in options:  # checked before anything changes
+            from ggpzoo.envs.state_check import checked_state
+
+            raw = self.aec_env.unwrapped
+            checked_state(options["state"], raw.kernel, raw.variant, raw.metadata["name"])
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0
@@ -509,7 +523,7 @@ class SingleAgentEnv(gym.Env):
         env = self.aec_env
         if not env.agents or env.agent_selection != self.learner or self._over():
             raise RuntimeError("step() called after the episode ended; call reset()")
-        action = int(action)
+        action = _action_id(action)
         if not (0 <= action < len(self._mask) and self._mask[action]):
             self._illegal = True
             info = self._info() | {"illegal_action": True, "outcome": -1}

@@ -17,6 +17,7 @@ Each works on ``env()`` and ``raw_env`` and touches no private field of the wrap
 """
 
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
+from ggpzoo.wrappers.features import ReachPlanes
 from ggpzoo.wrappers.rewards import (
     REWARDS,
     GoalDeltaReward,
@@ -25,7 +26,6 @@ from ggpzoo.wrappers.rewards import (
     WinLossReward,
     reward_wrapper,
 )
-from ggpzoo.wrappers.features import ReachPlanes
 from ggpzoo.wrappers.shaping import POTENTIALS, PotentialShaping
 from ggpzoo.wrappers.turns import MoveDecomposition, TurnDecomposition
 

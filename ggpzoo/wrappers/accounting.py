@@ -21,6 +21,7 @@ outside it would still see the old rewards. The AEC rules kept here:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -43,9 +44,7 @@ class RewardAccounting(BaseWrapper):
 
     def __init__(self, env: AECEnv):
         if not isinstance(env, AECEnv):
-            raise InvalidWrapperArgument(
-                f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}"
-            )
+            raise InvalidWrapperArgument(f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}")
         super().__init__(env)
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}
@@ -53,6 +52,10 @@ class RewardAccounting(BaseWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.env.reset(seed=seed, options=options)
         self._begin()
+
+    def __copy__(self):
+        """A deep copy: a shallow one would share the wrapped game."""
+        return copy.deepcopy(self)
 
     def set_state(self, state) -> None:
         """Continue from a game state, as ``raw_env.set_state`` does (see :class:`ggpzoo.envs.base.GGPEnv`)."""

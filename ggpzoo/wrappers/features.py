@@ -23,6 +23,8 @@ Change log: added in 0.2.0.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -77,6 +79,10 @@ class ReachPlanes(BaseWrapper):
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
+
+    def __copy__(self):
+        """A deep copy: a shallow one would share the wrapped game."""
+        return copy.deepcopy(self)
 
     def observe(self, agent):
         inner = self.env.observe(agent)

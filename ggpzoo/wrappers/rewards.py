@@ -54,9 +54,7 @@ class GoalRewardWrapper(RewardAccounting):
         super().__init__(env)
         agents = list(getattr(env, "possible_agents", []))
         if len(agents) != 2:
-            raise InvalidWrapperArgument(
-                f"{type(self).__name__} needs a two-agent env, got possible_agents={agents}"
-            )
+            raise InvalidWrapperArgument(f"{type(self).__name__} needs a two-agent env, got possible_agents={agents}")
         self._goals: dict[str, int] = {}
 
     def goal_rewards(self, before: dict[str, int], after: dict[str, int], ended: bool) -> dict[str, float]:

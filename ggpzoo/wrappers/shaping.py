@@ -110,7 +110,5 @@ class PotentialShaping(RewardAccounting):
             return
         env = self.env
         before, self._phi = self._phi, self.potentials()
-        rewards = {
-            a: env.rewards.get(a, 0.0) + self.weight * (self._phi[a] - before.get(a, 0.0)) for a in env.agents
-        }
+        rewards = {a: env.rewards.get(a, 0.0) + self.weight * (self._phi[a] - before.get(a, 0.0)) for a in env.agents}
         self._pay(agent, rewards)

@@ -66,9 +66,11 @@ class TurnDecomposition(RewardAccounting):
         self.cells = cells
         inner = env.observation_space(env.possible_agents[0])["observation"]
         h, w, self._planes = inner.shape
+        # The wrapped planes' dtype (float32 in the Skirmish games: step and capture planes), int8 at least.
+        self._dtype = np.result_type(inner.dtype, np.int8)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, (h, w, self._planes + len(self.STAGES) - 1), np.int8),
+                "observation": spaces.Box(0, 1, (h, w, self._planes + len(self.STAGES) - 1), self._dtype),
                 "action_mask": spaces.Box(0, 1, (cells,), np.int8),
             }
         )
@@ -171,7 +173,7 @@ class TurnDecomposition(RewardAccounting):
     def observe(self, agent):
         inner = self.env.observe(agent)
         h, w, _ = inner["observation"].shape
-        obs = np.zeros((h, w, self._planes + len(self.STAGES) - 1), np.int8)
+        obs = np.zeros((h, w, self._planes + len(self.STAGES) - 1), self._dtype)
         obs[:, :, : self._planes] = inner["observation"]
         for i, c in enumerate(self._chosen):
             obs[c // w, c % w, self._planes + i] = 1
@@ -266,8 +268,7 @@ class MoveDecomposition(TurnDecomposition):
         if n != cells * cells:
             raise InvalidWrapperArgument(
                 f"MoveDecomposition decomposes from/to actions src * {cells} + dst, Discrete({cells * cells}); "
-                f"the env {_game_name(env)!r} has {env.action_space(env.possible_agents[0])}"
-                + _own_decomposition(env)
+                f"the env {_game_name(env)!r} has {env.action_space(env.possible_agents[0])}" + _own_decomposition(env)
             )
         super().__init__(env, cells)
 

@@ -43,12 +43,11 @@ from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.amazons.spec import AMAZONS
-from ggpzoo.envs.base import GGPEnv, cell_str, make_env_fn, xy
+from ggpzoo.envs.base import GGPEnv, cell_str, integer_id, make_env_fn, xy
 
 
 class _AmazonsBase(GGPEnv):
     """What the two Amazons envs share: the kernel, the pictures and the reasons."""
-
 
     def _line_reason(self, what: str, a: int, b: int) -> str | None:
         if K.QPOS[a, b] < 0:
@@ -71,8 +70,7 @@ class raw_env(_AmazonsBase):
     game_spec = AMAZONS
 
     def decode_action(self, action: int) -> tuple[tuple[int, int], ...]:
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is out of range: action ids are 0..{self.num_actions - 1}")
+        action = integer_id(action, self.num_actions)
         return tuple(xy(int(c), K.W) for c in K.DECODE[action])
 
     def encode_action(self, *cells: tuple[int, int]) -> int:

@@ -82,7 +82,10 @@ class raw_env(_AmazonsBase):
         if self._aux[K.PHASE] == 1:
             firer = int(self._aux[K.FIRER])
             if src != firer:
-                return f"this is the fire step: the arrow must come from the queen that just moved, at {cell_str(firer, K.W)}"
+                return (
+                    "this is the fire step: the arrow must come from the queen that just moved, "
+                    f"at {cell_str(firer, K.W)}"
+                )
             return self._line_reason("the arrow", src, dst) or "the game is over"
         return self._queen_reason(src) or self._line_reason("the queen move", src, dst) or "the game is over"
 

@@ -283,9 +283,93 @@ def new_state(variant: int = AMAZONS) -> tuple[np.ndarray, np.ndarray]:
 def from_string(rows: str, variant: int = AMAZONS, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """A state from a drawing: 10 rows, y = 10 first, of ``.`` empty, ``W``/``B`` queens, ``x`` arrows.
 
-    Spaces are ignored. For a split fire phase, set ``aux[PHASE]`` and ``aux[FIRER]`` after.
+    Spaces are ignored. ``aux[STEP]`` is the actions the arrows took (one each in amazons,
+    a move and a fire each in amazons_split). For a split fire phase, set ``aux[PHASE]``,
+    ``aux[FIRER]`` and one more step after.
     """
     board, aux = new_state(variant)
     board[:] = parse_drawing(rows, H, W, ".WBx")
     aux[ROLE] = role
+    aux[STEP] = int(np.count_nonzero(board == ARROW)) * (2 if variant == SPLIT else 1)
     return board, aux
+
+
+# ----------------------------------------------------------------------------- state check
+# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+CHECK_MESSAGES = (
+    "",
+    "cell {cell} holds {value}: board values are 0 empty, 1 white queen, 2 black queen, 3 arrow",
+    "white has {d} queens: the start has 4, and nothing adds a queen",
+    "black has {d} queens: the start has 4, and nothing adds a queen",
+    "aux[ROLE] is {d}: the role in control is 0 (white) or 1 (black)",
+    "aux[VARIANT] is {d}: 0 (amazons) or 1 (amazons_split)",
+    "aux[PHASE] is {d}: 0 (move) or 1 (fire, amazons_split only)",
+    "aux[FIRER] is {d}: it is -1 outside a fire phase",
+    "aux[FIRER] is {d}: in the fire phase it is the cell (0..99) of the queen that just moved",
+    "the fire phase's firer {cell} holds no queen of the role in control",
+    "aux[STEP] is {d}, but amazons plays one arrow per action: STEP must equal the arrows on the board",
+    (
+        "aux[STEP] is {d}, but amazons_split plays a move and a fire per arrow: STEP must be "
+        "2 * (the arrows on the board) + PHASE"
+    ),
+    "the board has {d} cells or aux the wrong length: a state is (int8[100], int32[5])",
+)
+
+
+@njit(cache=True)
+def check_state_detail(board, aux):
+    """``(code, detail)``: 0 when ``(board, aux)`` is a state the kernel can play, else the
+    first problem found (a code of ``CHECK_MESSAGES``) and its cell or value.
+
+    Checked: cell values; at most 4 queens a side (so legal lists fit ``MAX_LEGAL``); role,
+    variant, phase; the firer of a fire phase is a queen of the role in control, and there
+    is none outside one; the step counts the arrows (one per amazons action, one per move
+    and fire of amazons_split). Drawings from :func:`from_string` set the step.
+    """
+    if board.shape[0] != N or aux.shape[0] != AUX_SIZE:
+        return 12, board.shape[0]
+    white = 0
+    black = 0
+    arrows = 0
+    for c in range(N):
+        v = board[c]
+        if v < EMPTY or v > ARROW:
+            return 1, c
+        if v == WHITE:
+            white += 1
+        elif v == BLACK:
+            black += 1
+        elif v == ARROW:
+            arrows += 1
+    if white > 4:
+        return 2, white
+    if black > 4:
+        return 3, black
+    role, variant, phase, firer = aux[ROLE], aux[VARIANT], aux[PHASE], aux[FIRER]
+    if role != 0 and role != 1:
+        return 4, role
+    if variant != AMAZONS and variant != SPLIT:
+        return 5, variant
+    if phase != 0 and (phase != 1 or variant != SPLIT):
+        return 6, phase
+    if phase == 0:
+        if firer != -1:
+            return 7, firer
+    else:
+        if firer < 0 or firer >= N:
+            return 8, firer
+        if board[firer] != WHITE + role:
+            return 9, firer
+    if variant == AMAZONS and aux[STEP] != arrows:
+        return 10, aux[STEP]
+    if variant == SPLIT and aux[STEP] != 2 * arrows + phase:
+        return 11, aux[STEP]
+    return 0, 0
+
+
+@njit(cache=True)
+def check_state(board, aux):
+    """0 when ``(board, aux)`` is a state the kernel can play, else an error code
+    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    return check_state_detail(board, aux)[0]

@@ -63,9 +63,7 @@ class AmazonsTurnDecomposition(TurnDecomposition):
             raise InvalidWrapperArgument(f"{type(self).__name__} wraps a PettingZoo AEC env, got {type(env).__name__}")
         name = _game_name(env)
         if name != "amazons_v0":
-            raise InvalidWrapperArgument(
-                f"AmazonsTurnDecomposition decomposes amazons_v0 turns, got the env {name!r}"
-            )
+            raise InvalidWrapperArgument(f"AmazonsTurnDecomposition decomposes amazons_v0 turns, got the env {name!r}")
         n = getattr(env.action_space(env.possible_agents[0]), "n", None)
         if n != K.NUM_ACTIONS_AMAZONS:
             raise InvalidWrapperArgument(

@@ -264,3 +264,60 @@ def from_string(rows: str, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
     board[:] = parse_drawing(rows, H, W, ".WB")
     aux[ROLE] = role
     return board, aux
+
+
+# ----------------------------------------------------------------------------- state check
+STEP_MAX = 2**31 - 2  # aux[STEP] is int32 and grows by one per action
+# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+CHECK_MESSAGES = (
+    "",
+    "cell {cell} holds {value}: board values are 0 empty, 1 white, 2 black",
+    "white has {d} pieces: the start has 25, and nothing adds a piece",
+    "black has {d} pieces: the start has 25, and nothing adds a piece",
+    "aux[ROLE] is {d}: the role in control is 0 (white) or 1 (black)",
+    "aux[VARIANT] is {d}: mad_bishops has the one variant 0",
+    "aux[STEP] is {d}: it counts the actions played, 0..2**31 - 2",
+    "the board has {d} cells or aux the wrong length: a state is (int8[100], int32[3])",
+)
+
+
+@njit(cache=True)
+def check_state_detail(board, aux):
+    """``(code, detail)``: 0 when ``(board, aux)`` is a state the kernel can play, else the
+    first problem found (a code of ``CHECK_MESSAGES``) and its cell or value.
+
+    Checked: cell values, at most 25 pieces a side, role, variant and step. Pieces off the
+    start's colour class (x + y odd) are allowed: hand-drawn positions use them to reach
+    the "no legal action" ending (see the module docstring), and the kernel handles them.
+    """
+    if board.shape[0] != N or aux.shape[0] != AUX_SIZE:
+        return 7, board.shape[0]
+    white = 0
+    black = 0
+    for c in range(N):
+        v = board[c]
+        if v < EMPTY or v > BLACK:
+            return 1, c
+        if v == WHITE:
+            white += 1
+        elif v == BLACK:
+            black += 1
+    if white > 25:
+        return 2, white
+    if black > 25:
+        return 3, black
+    if aux[ROLE] != 0 and aux[ROLE] != 1:
+        return 4, aux[ROLE]
+    if aux[VARIANT] != 0:
+        return 5, aux[VARIANT]
+    if aux[STEP] < 0 or aux[STEP] > STEP_MAX:
+        return 6, aux[STEP]
+    return 0, 0
+
+
+@njit(cache=True)
+def check_state(board, aux):
+    """0 when ``(board, aux)`` is a state the kernel can play, else an error code
+    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    return check_state_detail(board, aux)[0]

@@ -370,3 +370,116 @@ def from_string(
     aux[STEP] = step
     aux[WHITE_CAPTURES], aux[BLACK_CAPTURES] = captures
     return board, aux
+
+
+# ----------------------------------------------------------------------------- state check
+# START_COUNT[variant, type]: each side's pieces of each type (PAWN..KING) at the start.
+START_COUNT = np.zeros((2, 7), np.int64)
+for _v, _start in ((SKIRMISH, START_SKIRMISH), (ENDGAME, START_ENDGAME)):
+    for _t in _start[:, 2]:
+        START_COUNT[_v, _t] += 1
+del _v, _start, _t
+IS_HOLE = np.zeros(N, np.bool_)
+IS_HOLE[list(HOLE_CELLS)] = True
+# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+CHECK_MESSAGES = (
+    "",
+    "cell {cell} holds {value}: board values are 0 empty, 1..6 white and 7..12 black pieces, 13 hole",
+    "cell {cell} is a hole, but the board has no hole value (13) there",
+    "cell {cell} holds a hole value, but the holes are exactly at (3,3), (6,3), (3,6), (6,6)",
+    "a pawn stands on its own far rank at {cell}: it would have become a queen",
+    "a pawn stands on its own back rank at {cell}: pawns start one rank further and only move forward",
+    "aux[ROLE] is {d}: the role in control is 0 (white) or 1 (black)",
+    "aux[VARIANT] is {d}: 0 (skirmish) or 1 (skirmish_endgame)",
+    "aux[STEP] is {d}: it counts the actions played, 0 up to the variant's limit (99 or 59)",
+    (
+        "white has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
+        "queens at most the start's plus the pawns gone)"
+    ),
+    (
+        "black has {d} pieces of a type beyond the start's (pawns, knights, bishops, rooks, king; "
+        "queens at most the start's plus the pawns gone)"
+    ),
+    (
+        "aux[WHITE_CAPTURES] is {d}: white's captures are at least 0, at most black's pieces gone "
+        "since the start, and with black's at most aux[STEP] (one capture per action at most)"
+    ),
+    (
+        "aux[BLACK_CAPTURES] is {d}: black's captures are at least 0, at most white's pieces gone "
+        "since the start, and with white's at most aux[STEP] (one capture per action at most)"
+    ),
+    "the board has {d} cells or aux the wrong length: a state is (int8[64], int32[5])",
+)
+
+
+@njit(cache=True)
+def check_state_detail(board, aux):
+    """``(code, detail)``: 0 when ``(board, aux)`` is a state the rules can reach or the
+    kernel can play as drawn, else the first problem found (a code of ``CHECK_MESSAGES``)
+    and its cell or value.
+
+    Checked: cell values; holes exactly at the four hole cells; no pawn on its own far rank
+    (it would be a queen) or its own back rank; per side, no more pawns, knights, bishops,
+    rooks or kings than the variant's start has, and no more queens than the start's plus
+    the pawns gone (promotion); role, variant, the step within the limit; each side's
+    captures between 0 and the opponent's pieces gone, and both together at most
+    ``aux[STEP]``. Fewer pieces than the start are allowed (hand-drawn positions). Every
+    condition holds at the start and is kept by every legal action, so play from a state
+    that passes never leads to one that fails.
+    """
+    if board.shape[0] != N or aux.shape[0] != AUX_SIZE:
+        return 13, board.shape[0]
+    counts = np.zeros((2, 7), np.int64)
+    for c in range(N):
+        v = board[c]
+        if v < EMPTY or v > HOLE:
+            return 1, c
+        if IS_HOLE[c]:
+            if v != HOLE:
+                return 2, c
+            continue
+        if v == HOLE:
+            return 3, c
+        if v == EMPTY:
+            continue
+        color = COLOR[v]
+        t = TYPE[v]
+        counts[color, t] += 1
+        if t == PAWN:
+            y = c // W
+            if y == PAWN_LAST[color]:
+                return 4, c
+            if y == PAWN_LAST[1 - color]:
+                return 5, c
+    role, variant, step = aux[ROLE], aux[VARIANT], aux[STEP]
+    if role != 0 and role != 1:
+        return 6, role
+    if variant != SKIRMISH and variant != ENDGAME:
+        return 7, variant
+    if step < 0 or step > LIMIT[variant]:
+        return 8, step
+    pieces = np.zeros(2, np.int64)
+    for side in range(2):
+        for t in range(1, 7):
+            n = counts[side, t]
+            pieces[side] += n
+            limit = START_COUNT[variant, t]
+            if t == QUEEN:
+                limit += START_COUNT[variant, PAWN] - counts[side, PAWN]
+            if n > limit:
+                return 9 + side, n
+    total = START_COUNT[variant].sum()
+    for side in range(2):
+        caps = aux[WHITE_CAPTURES + side]
+        # (not by turn parity: drawings may give either role the move at any step)
+        if caps < 0 or caps > total - pieces[1 - side] or np.int64(caps) + aux[BLACK_CAPTURES - side] > step:
+            return 11 + side, caps
+    return 0, 0
+
+
+@njit(cache=True)
+def check_state(board, aux):
+    """0 when ``(board, aux)`` is a state the kernel can play, else an error code
+    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    return check_state_detail(board, aux)[0]

@@ -110,7 +110,10 @@ class _SkirmishBase(GGPEnv):
         me, d = AGENTS[role], cell_str(dst, K.W)
         fwd = 1 if role == 0 else -1
         if dx == 0 and dy in (fwd, 2 * fwd) and not K.PUSHES[self.variant]:
-            return f"pawn pushes are not allowed in {self.metadata['name']}: a pawn moves only by capturing diagonally forward"
+            return (
+                f"pawn pushes are not allowed in {self.metadata['name']}: "
+                "a pawn moves only by capturing diagonally forward"
+            )
         if dx == 0 and dy == fwd:
             return f"a pawn push needs an empty cell, and {d} holds {self._what(w)}"
         if dx == 0 and dy == 2 * fwd:

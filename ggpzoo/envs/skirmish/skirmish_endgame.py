@@ -30,9 +30,10 @@ in this game, a hole, a blocked path...).
 ### Goals, end and rewards
 Each role's goal, in every state, is 10 per capture it has made (0..100). `infos[agent]`
 holds `"goal"` and `"captures"`. The game ends when a role has no pieces; when a role
-(either one) has no move under the rule sheet's test, which also counts moves that land on
-a hole; when the role to act has no legal action (RULES.md "Common"); or at step 60, i.e. after 59 actions. Reward at the
-end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
+(either one) has no move under the rule sheet's test, which also counts a piece's move
+that lands on a hole (pawns have no pushes here); when the role to act has no legal action
+(RULES.md "Common"); or at step 60, i.e. after 59 actions. Reward at the end only: +1 to
+the higher goal, -1 to the lower, 0 each when equal.
 
 ### Version history
 * v0: initial release.
@@ -41,8 +42,8 @@ end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 from __future__ import annotations
 
 from ggpzoo.envs.base import make_env_fn
-from ggpzoo.envs.skirmish.spec import SKIRMISH_ENDGAME
 from ggpzoo.envs.skirmish.skirmish import _SkirmishBase
+from ggpzoo.envs.skirmish.spec import SKIRMISH_ENDGAME
 
 
 class raw_env(_SkirmishBase):

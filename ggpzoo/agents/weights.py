@@ -1,0 +1,196 @@
+"""Policies stored as plain weights and a JSON description: loading them runs no code.
+
+A saved SB3 model (``model.save("model.zip")``, loaded by ``MaskablePPO.load`` and
+:class:`~ggpzoo.agents.SB3Agent`) holds pickled Python objects, and unpickling a file runs
+whatever code it names: load only ``.zip`` models you made yourself or trust. To share a
+policy, store it with :func:`save_policy` instead:
+
+* ``PATH.json``: what to build (the policy class from a fixed list, its constructor
+  arguments as JSON, the spaces, the env);
+* ``PATH.pt``: the network's ``state_dict``, tensors only, read back with
+  ``torch.load(weights_only=True)``, which refuses anything but tensors and plain
+  containers.
+
+:func:`load_policy` rebuilds the policy from the JSON (classes are looked up by name in
+the lists below, never imported from the file) and loads the weights into it. The result
+has ``predict(obs, deterministic=..., action_masks=...)``, ``observation_space`` and
+``action_space``, so it plays wherever a model does: ``SB3Agent("PATH.json", env)``, the
+spec ``sb3:PATH.json``, or ``python -m ggpzoo arena --agents PATH.json,random``.
+
+    from ggpzoo.agents.weights import save_policy, load_policy
+    save_policy(model, "models/skirmish", env_name="skirmish_v0")   # models/skirmish.json + .pt
+    policy = load_policy("models/skirmish.json")
+
+Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+__all__ = ["save_policy", "load_policy", "FORMAT"]
+
+FORMAT = "ggpzoo-policy-1"
+MAX_JSON_BYTES = 1 << 20
+
+
+def _policy_classes() -> dict:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from ggpzoo.training.nets import CellPolicy
+
+    return {"MaskableActorCriticPolicy": MaskableActorCriticPolicy, "CellPolicy": CellPolicy}
+
+
+def _named_classes() -> dict:
+    """The classes a description may name as an argument value (features extractors,
+    activations, optimizers)."""
+    import torch
+    from stable_baselines3.common import torch_layers
+
+    from ggpzoo.training import nets
+
+    classes = {
+        "FlattenExtractor": torch_layers.FlattenExtractor,
+        "NatureCNN": torch_layers.NatureCNN,
+        "BoardCNN": nets.BoardCNN,
+        "ConvTrunk": nets.ConvTrunk,
+    }
+    for name in ("ReLU", "Tanh", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Identity"):
+        classes[name] = getattr(torch.nn, name)
+    for name in ("Adam", "AdamW", "SGD", "RMSprop"):
+        classes[name] = getattr(torch.optim, name)
+    return classes
+
+
+def _to_json(value, where: str):
+    """``value`` (an argument of the policy's constructor) as plain JSON, classes by name."""
+    if isinstance(value, type):
+        for name, cls in _named_classes().items():
+            if cls is value:
+                return {"class": name}
+        raise ValueError(f"cannot describe {where} = {value.__name__} in JSON: not one of {sorted(_named_classes())}")
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _to_json(v, f"{where}.{k}") for k, v in value.items()}
+    raise ValueError(f"cannot describe {where} = {value!r} in JSON")
+
+
+def _from_json(value, where: str):
+    if isinstance(value, dict):
+        if set(value) == {"class"}:
+            classes = _named_classes()
+            if value["class"] not in classes:
+                raise ValueError(f"{where} names the class {value['class']!r}, not one of {sorted(classes)}")
+            return classes[value["class"]]
+        return {k: _from_json(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _paths(path: str) -> tuple[str, str]:
+    base = path[: -len(".json")] if path.endswith(".json") else path
+    return base + ".json", base + ".pt"
+
+
+def save_policy(model, path: str, env_name: str | None = None) -> str:
+    """Write ``model``'s policy (a MaskablePPO model, or its ``policy``) as ``PATH.json`` and
+    ``PATH.pt``; return the JSON file's path. Raises ValueError if the policy's class or an
+    argument cannot be described in JSON."""
+    import torch
+    from gymnasium import spaces
+
+    policy = getattr(model, "policy", model)
+    classes = _policy_classes()
+    kind = type(policy).__name__
+    if classes.get(kind) is not type(policy):
+        raise ValueError(f"cannot store a {kind}: save_policy knows {sorted(classes)}")
+    params = dict(policy._get_constructor_parameters())
+    obs_space, act_space = params.pop("observation_space"), params.pop("action_space")
+    params.pop("lr_schedule", None)
+    if not isinstance(obs_space, spaces.Box) or not isinstance(act_space, spaces.Discrete):
+        raise ValueError(f"save_policy stores Box observations and Discrete actions, got {obs_space}, {act_space}")
+    low, high = np.unique(obs_space.low), np.unique(obs_space.high)
+    if len(low) != 1 or len(high) != 1:
+        raise ValueError("save_policy stores observation spaces with one low and one high bound")
+    description = {
+        "format": FORMAT,
+        "env": env_name,
+        "policy": kind,
+        "observation_space": {
+            "shape": list(obs_space.shape),
+            "dtype": str(obs_space.dtype),
+            "low": low[0].item(),
+            "high": high[0].item(),
+        },
+        "action_space": {"n": int(act_space.n)},
+        "arguments": _to_json(params, "arguments"),
+    }
+    json_path, weights_path = _paths(path)
+    state = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
+    torch.save(state, weights_path)
+    with open(json_path, "w") as f:
+        json.dump(description | {"weights": os.path.basename(weights_path)}, f, indent=1)
+        f.write("\n")
+    return json_path
+
+
+def load_policy(path: str):
+    """The policy stored by :func:`save_policy` at ``PATH.json`` (or ``PATH``), on the CPU,
+    in evaluation mode. Runs no code from the files: a bad or foreign file raises
+    ValueError (or OSError when it cannot be read)."""
+    import torch
+    from gymnasium import spaces
+
+    json_path, _ = _paths(path)
+    with open(json_path, "rb") as f:
+        raw = f.read(MAX_JSON_BYTES + 1)
+    if len(raw) > MAX_JSON_BYTES:
+        raise ValueError(f"{json_path} is over {MAX_JSON_BYTES >> 20} MB: not a policy description")
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{json_path} is not a JSON policy description: {type(e).__name__}") from None
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError(f"{json_path} is not a policy description of format {FORMAT!r}")
+    try:
+        classes = _policy_classes()
+        if d["policy"] not in classes:
+            raise ValueError(f"the policy class {d['policy']!r} is not one of {sorted(classes)}")
+        o = d["observation_space"]
+        obs_space = spaces.Box(
+            float(o["low"]), float(o["high"]), tuple(int(n) for n in o["shape"]), np.dtype(o["dtype"])
+        )
+        act_space = spaces.Discrete(int(d["action_space"]["n"]))
+        arguments = _from_json(d["arguments"], "arguments")
+        if not isinstance(arguments, dict):
+            raise ValueError("'arguments' is not an object")
+        weights = d["weights"]
+        if not isinstance(weights, str) or os.path.basename(weights) != weights:
+            raise ValueError(f"'weights' must be a file name next to the description, got {weights!r}")
+        policy = classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: bad policy description: {type(e).__name__}: {e}") from None
+    weights_path = os.path.join(os.path.dirname(json_path), weights)
+    try:
+        state = torch.load(weights_path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
+        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
+    try:
+        policy.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as e:
+        raise ValueError(f"{weights_path} does not fit the described policy: {str(e).splitlines()[0]}") from None
+    policy.set_training_mode(False)
+    policy.env_name = d.get("env")
+    return policy

@@ -1,0 +1,25 @@
+"""GDL games as PettingZoo environments (see the README section "GDL games").
+
+``load(path_or_text)`` reads and checks a rule sheet in KIF and returns a
+:class:`~ggpzoo.gdl.game.Game`; ``env(path)`` / ``raw_env(path)`` wrap it as an AEC env and
+``parallel_env(path)`` as a Parallel env.
+"""
+
+from ggpzoo.gdl.envs import env, parallel_env, raw_env
+from ggpzoo.gdl.game import Game, load
+from ggpzoo.gdl.syntax import GDLError
+
+__all__ = ["GAMES_DIR", "GDLError", "Game", "env", "game_path", "load", "parallel_env", "raw_env"]
+
+import os as _os
+
+GAMES_DIR = _os.path.join(_os.path.dirname(__file__), "games")
+
+
+def game_path(name: str) -> str:
+    """Path of a sheet shipped in ``ggpzoo/gdl/games/`` (``"tictactoe"`` -> ``.../tictactoe.kif``)."""
+    p = _os.path.join(GAMES_DIR, name if name.endswith(".kif") else name + ".kif")
+    if not _os.path.exists(p):
+        names = sorted(f[:-4] for f in _os.listdir(GAMES_DIR) if f.endswith(".kif"))
+        raise ValueError(f"no shipped GDL game {name!r}; shipped: {', '.join(names)}")
+    return p

@@ -1,0 +1,249 @@
+"""Command-line tools for GDL sheets: ``gdl FILE`` and ``bench --gdl FILE``.
+
+    python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
+    python -m ggpzoo bench --gdl FILE [--seconds S]
+    python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3]
+
+:func:`main` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
+and network size, random-playout speed of both paths, PettingZoo's ``api_test``);
+:func:`bench` measures and returns the random-playout transitions/s of the compiled path
+and the exact path on one core, and :func:`bench_main` prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["bench", "bench_main", "compiled_playouts", "corpus_main", "exact_playouts", "main", "play_sheet"]
+
+
+def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
+    """Random games on the exact reasoner for about ``seconds``: (transitions, seconds, games)."""
+    m = game.machine("exact")
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds and (max_games is None or games < max_games):
+        s = m.initial()
+        while not m.terminal(s) and time.perf_counter() - t0 < seconds * 3:
+            legal = m.legal(s)
+            if any(len(l) == 0 for l in legal):
+                break
+            s = m.next(s, [int(l[rng.integers(len(l))]) for l in legal])
+            steps += 1
+        games += 1
+    return steps, time.perf_counter() - t0, games
+
+
+def compiled_playouts(game, seconds: float = 2.0, seed: int = 0):
+    """Random games in numba for at least ``seconds``: (transitions, seconds, games, build seconds)."""
+    from ggpzoo.gdl.propnet import random_playouts
+
+    t = time.perf_counter()
+    net = game.propnet()
+    build = time.perf_counter() - t
+    n = 1
+    while True:
+        steps, dt, _ = random_playouts(net, n, seed=seed)
+        if dt >= seconds or n >= 1 << 24:
+            return steps, dt, n, build
+        n = max(n * 2, int(n * seconds / max(dt, 1e-6) * 1.1))
+
+
+def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: float = 60.0) -> dict:
+    """Random-playout transitions/s of a GDL sheet on one core, compiled and exact.
+
+    Returns ``{"game", "compiled_tps", "exact_tps", "build_s", "net": {...}}`` (a path
+    that cannot run is None, with the reason under ``"compiled_error"``)."""
+    from ggpzoo import gdl
+    from ggpzoo.gdl.ground import GroundingTooLarge
+
+    g = path if isinstance(path, gdl.Game) else gdl.load(path, ground_time_limit=ground_time_limit)
+    out = {"game": g.name, "compiled_tps": None, "exact_tps": None}
+    try:
+        steps, dt, n, build = compiled_playouts(g, seconds)
+        out.update(compiled_tps=steps / dt, compiled_games=n, build_s=build, net=g.propnet().stats())
+    except GroundingTooLarge as e:
+        out["compiled_error"] = str(e)
+    if exact:
+        steps, dt, n = exact_playouts(g, seconds)
+        out.update(exact_tps=steps / dt if dt else None, exact_games=n)
+    return out
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def bench_main(argv=None) -> int:
+    """``bench --gdl FILE [FILE...]``: print the random-playout speed of each sheet."""
+    p = argparse.ArgumentParser(prog="python -m ggpzoo bench --gdl", description="random-playout transitions/s of GDL sheets, one core")
+    p.add_argument("--gdl", nargs="+", required=True, metavar="FILE", help=".kif files (or names of shipped games)")
+    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
+    p.add_argument("--no-exact", action="store_true", help="skip the exact path")
+    a = p.parse_args(argv)
+    from ggpzoo import gdl
+
+    print(f"{'game':<20} {'compiled/s':>12} {'exact/s':>10} {'build s':>8}  network")
+    for f in a.gdl:
+        try:
+            path = f if f.endswith(".kif") or "/" in f else gdl.game_path(f)
+            r = bench(path, a.seconds, exact=not a.no_exact)
+        except ValueError as e:
+            print(f"{f}: {e}", file=sys.stderr)
+            return 2
+        net = r.get("net", {})
+        extra = f"{net.get('atoms', 0):,} atoms, {net.get('rules', 0):,} rules" if net else r.get("compiled_error", "")
+        print(f"{r['game']:<20} {_fmt(r['compiled_tps']):>12} {_fmt(r['exact_tps']):>10} {r.get('build_s', 0):>8.1f}  {extra}")
+    return 0
+
+
+def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500) -> int:
+    """Play random games on the compiled path with the exact path checked at every step
+    (fluents, terminal, goals, legal ids); raise AssertionError at the first difference.
+    Returns the number of joint moves played."""
+    cm, em = game.machine("compiled"), game.machine("exact")
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for _ in range(n_games):
+        cs, es = cm.initial(), em.initial()
+        for _ in range(max_steps):
+            assert cm.fluents(cs) == es, f"states differ after {steps} joint moves"
+            assert cm.terminal(cs) == em.terminal(es), "terminal differs"
+            assert np.array_equal(cm.goals(cs), em.goals(es)), "goals differ"
+            if em.terminal(es):
+                break
+            cl, el = cm.legal(cs), em.legal(es)
+            assert all(np.array_equal(a, b) for a, b in zip(cl, el)), "legal moves differ"
+            if any(len(l) == 0 for l in el):
+                break
+            joint = [int(l[rng.integers(len(l))]) for l in el]
+            cs, es = cm.next(cs, joint), em.next(es, joint)
+            steps += 1
+    return steps
+
+
+def play_sheet(path, games: int = 3, max_steps: int = 2000, ground_time_limit: float = 30.0, seed: int = 0,
+               compare: int = 1) -> dict:
+    """Load a sheet and play ``games`` random games to the end through the AEC env, then
+    ``compare`` games with the compiled and exact paths in lockstep (when it compiles).
+
+    Returns ``{"file", "ok", "roles", "backend", "steps", "error"}``; ``ok`` means every game
+    reached a terminal state (or a state where some role has no legal move) and the paths
+    agreed."""
+    import os
+
+    from ggpzoo import gdl
+
+    out = {"file": os.path.basename(str(path)), "ok": False, "roles": None, "backend": None, "steps": 0, "error": ""}
+    t0 = time.perf_counter()
+    try:
+        g = gdl.load(path, ground_time_limit=ground_time_limit)
+        out["roles"] = len(g.roles)
+        e = gdl.raw_env(g, backend="auto", max_steps=max_steps, ground_time_limit=ground_time_limit)
+        out["backend"] = e.backend
+        rng = np.random.default_rng(seed)
+        for _ in range(games):
+            e.reset()
+            while e.agents and not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
+                e.step(int(rng.choice(e.legal_actions())))
+                out["steps"] += 1
+            if any(e.truncations.values()):
+                raise GameDoesNotEnd(f"a random game did not end within {max_steps} joint moves")
+        if compare and e.backend == "compiled":
+            compare_paths(g, compare, seed)
+        out["ok"] = True
+    except Exception as err:  # noqa: BLE001 - reported per sheet
+        out["error"] = f"{type(err).__name__}: {err}"[:300]
+    out["seconds"] = round(time.perf_counter() - t0, 2)
+    return out
+
+
+class GameDoesNotEnd(RuntimeError):
+    """A sheet that loads but whose random games do not end."""
+
+
+def corpus_main(argv=None) -> int:
+    """``corpus DIR|FILES``: load every sheet, play random games to the end, print a table."""
+    import glob
+    import os
+
+    p = argparse.ArgumentParser(prog="python -m ggpzoo gdl corpus", description="which GDL sheets load and play to the end")
+    p.add_argument("paths", nargs="+", help=".kif files or folders of them")
+    p.add_argument("--games", type=int, default=3)
+    p.add_argument("--roles", type=int, default=None, help="only sheets with this many roles")
+    p.add_argument("--ground-time-limit", type=float, default=30.0)
+    a = p.parse_args(argv)
+    files = []
+    for path in a.paths:
+        files.extend(sorted(glob.glob(os.path.join(path, "**", "*.kif"), recursive=True)) if os.path.isdir(path) else [path])
+    rows = []
+    for f in files:
+        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit)
+        if a.roles is not None and r["roles"] is not None and r["roles"] != a.roles:
+            continue
+        rows.append(r)
+        print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['file']:<40} roles {r['roles']} {r['backend'] or '-':<8} "
+              f"{r['steps']:>6} steps {r['seconds']:>7.1f} s  {r['error']}", flush=True)
+    ok = sum(r["ok"] for r in rows)
+    print(f"{ok}/{len(rows)} sheets load and play {a.games} random games to the end")
+    return 0 if ok == len(rows) else 1
+
+
+def main(argv=None) -> int:
+    """``gdl FILE``: describe a GDL sheet, measure it, and run PettingZoo's api_test on it."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:
+        return bench_main(argv[1:])
+    if argv[:1] == ["corpus"]:
+        return corpus_main(argv[1:])
+    p = argparse.ArgumentParser(prog="python -m ggpzoo gdl", description="load a GDL sheet as a PettingZoo env and measure it")
+    from ggpzoo import gdl
+
+    shipped = ", ".join(sorted(f[:-4] for f in os.listdir(gdl.GAMES_DIR) if f.endswith(".kif")))
+    p.add_argument("file", help=f"a .kif file, or the name of a shipped game: {shipped}")
+    p.add_argument("--backend", default="auto", choices=["auto", "compiled", "exact"])
+    p.add_argument("--games", type=int, default=1000, help="random games for the compiled speed (default 1000)")
+    p.add_argument("--seconds", type=float, default=2.0, help="time for the exact path's speed (default 2)")
+    p.add_argument("--no-api-test", action="store_true", help="skip PettingZoo's api_test")
+    p.add_argument("--ground-time-limit", type=float, default=60.0)
+    a = p.parse_args(argv)
+    from ggpzoo.gdl.propnet import random_playouts
+
+    try:
+        path = a.file if a.file.endswith(".kif") or "/" in a.file else gdl.game_path(a.file)
+        t = time.perf_counter()
+        g = gdl.load(path, ground_time_limit=a.ground_time_limit)
+        print(f"{g.name}: loaded and checked in {time.perf_counter() - t:.2f} s")
+        t = time.perf_counter()
+        e = gdl.raw_env(g, backend=a.backend)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"backend: {e.backend} (ready in {time.perf_counter() - t:.2f} s)")
+    print("roles: " + ", ".join(f"{r} ({len(e.actions[r])} actions)" for r in g.roles))
+    sp = e.observation_space(g.roles[0])
+    print(f"observation: {sp['observation'].shape[0]} = {len(g.fluents)} fluents + {len(g.roles)} roles"
+          + (f"; planes {sp['planes'].shape} ({', '.join(e.plane_names[:6])}{'...' if len(e.plane_names) > 6 else ''})" if "planes" in sp.spaces else ""))
+    if e.backend == "compiled":
+        net = g.propnet()
+        print("network: " + ", ".join(f"{k} {v}" for k, v in net.stats().items()))
+        steps, dt, goals = random_playouts(net, a.games)
+        print(f"compiled: {a.games} random games, {steps} transitions in {dt:.3f} s: {steps / dt:,.0f} transitions/s; "
+              f"mean goals {', '.join(f'{r} {v:.1f}' for r, v in zip(g.roles, goals))}")
+    steps, dt, n = exact_playouts(g, a.seconds)
+    print(f"exact: {n} random games, {steps} transitions in {dt:.2f} s: {steps / dt:,.0f} transitions/s")
+    if not a.no_api_test:
+        from pettingzoo.test import api_test
+
+        api_test(gdl.env(g, backend=e.backend), num_cycles=100)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,433 @@
+"""
+# Any GDL game (`ggpzoo.gdl.env(path)`)
+
+| Creation           | `ggpzoo.gdl.env("game.kif")`, `raw_env(...)`, `parallel_env(...)`               |
+|--------------------|----------------------------------------------------------------------------------|
+| Agents             | the sheet's roles, in the sheet's order                                          |
+| Action space       | `Discrete(k)` per role: its possible moves (`input`, else grounding)             |
+| Observation        | `{"observation": int8 (F + R,), "action_mask": int8 (k,)[, "planes": int8 (H, W, C)]}` |
+| Backends           | `"compiled"` (propositional network in numba), `"exact"` (the reasoner), `"auto"` |
+
+A GDL game is simultaneous: every role makes a move at every step, and turn-taking games
+give the waiting role a single legal move (`noop`). In this AEC env a role with exactly
+one legal move plays it automatically; the roles with a choice act in role order
+(`agent_selection`), and the joint move is applied once all have chosen. A state the
+sheet does not call terminal where some role has no legal move ends the game (as in
+RULES.md "Common").
+
+### Observation
+`observation`: one byte per fluent of the base set (`game.fluents`, from `base` or
+grounding), 1 when the fluent is true, followed by a one-hot of the observing role.
+`planes` (only when the fluents describe a grid, `(cell ?x ?y ...)` and the like):
+`planes[y, x, c]` is 1 when the fluent of channel `c` (`env.unwrapped.plane_names[c]`)
+holds at coordinates (x, y), both in the sheet's own order (numbers numerically).
+`action_mask`: 1 for the legal moves of `agent_selection`, zeros for every other agent
+and once the game is over.
+
+### Actions
+Action id `i` of a role is `env.unwrapped.actions[role][i]`; `action_to_term(i)` gives its
+GDL text, e.g. `"(mark 1 3)"`, and `term_to_action("(mark 1 3)")` the id (of
+`agent_selection`, or of `role=`).
+
+### Goals and rewards
+`infos[agent]["goal"]` is the role's goal value in the current state, after reset and
+after every step. Rewards are 0 until the end; then, with two or more roles, +1 for a
+role whose goal beats every other role's, -1 for one below the best other, 0 for a tie
+at the top; in a one-role game, goal / 100.
+
+### Version history
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from ggpzoo.envs.base import ActionSpace, integer_id
+from ggpzoo.gdl.game import Game, load
+from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
+
+__all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
+
+MAX_FORCED = 100_000  # joint moves in a row with no choice before the env gives up
+
+
+def _coord(t) -> bool:
+    return type(t) is str and (t.isdigit() or (len(t) == 1 and t.isalpha()))
+
+
+def grid_layout(fluents: list):
+    """Board planes for fluents like ``(cell ?x ?y ?content)``, or None.
+
+    Returns ``(xs, ys, channels, fluent_index, flat_index)``: the x and y values, the
+    channel names (the fluent with ``?x ?y`` left out), and for each grid fluent its index in
+    ``fluents`` and its flat index in the ``(H, W, C)`` planes.
+    """
+    by_functor: dict = {}
+    for i, f in enumerate(fluents):
+        if type(f) is tuple and len(f) >= 3 and _coord(f[1]) and _coord(f[2]):
+            by_functor.setdefault((f[0], len(f)), []).append(i)
+    grids = {k: v for k, v in by_functor.items() if len(v) >= 4}
+    if not grids:
+        return None
+    idx = sorted(i for v in grids.values() for i in v)
+    xs = sorted({fluents[i][1] for i in idx}, key=sort_key)
+    ys = sorted({fluents[i][2] for i in idx}, key=sort_key)
+    chans = sorted({(fluents[i][0],) + fluents[i][3:] for i in idx}, key=sort_key)
+    xi = {v: j for j, v in enumerate(xs)}
+    yi = {v: j for j, v in enumerate(ys)}
+    ci = {v: j for j, v in enumerate(chans)}
+    C, W = len(chans), len(xs)
+    flat = [(yi[fluents[i][2]] * W + xi[fluents[i][1]]) * C + ci[(fluents[i][0],) + fluents[i][3:]] for i in idx]
+    names = [to_text(c) if len(c) > 1 else c[0] for c in chans]
+    return xs, ys, names, np.array(idx, np.int64), np.array(flat, np.int64)
+
+
+def make_machine(game: Game, backend: str):
+    """The game's state machine for ``backend`` (``"auto"``: compiled, else exact)."""
+    if backend == "auto":
+        from ggpzoo.gdl.ground import GroundingTooLarge
+
+        try:
+            return game.machine("compiled")
+        except GroundingTooLarge:
+            return game.machine("exact")
+    return game.machine(backend)
+
+
+class raw_env(AECEnv, EzPickle):
+    """AEC env over any GDL sheet (see the module docstring).
+
+    Args:
+        path: a ``.kif`` path, KIF text, or a loaded :class:`~ggpzoo.gdl.game.Game`.
+        backend: ``"auto"`` (default: compiled, falling back to exact when grounding goes
+            past ``ground_time_limit``), ``"compiled"`` or ``"exact"``.
+        render_mode: ``None`` or ``"ansi"`` (the true fluents as text).
+        max_steps: if given, a game still running after this many joint moves ends by truncation.
+        ground_time_limit: seconds grounding may take before giving up.
+    """
+
+    metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}
+
+    def __init__(self, path=None, backend: str = "auto", render_mode: str | None = None,
+                 max_steps: int | None = None, ground_time_limit: float = 60.0):
+        EzPickle.__init__(self, path=path, backend=backend, render_mode=render_mode, max_steps=max_steps,
+                          ground_time_limit=ground_time_limit)
+        super().__init__()
+        if path is None:
+            raise ValueError("raw_env needs a GDL sheet: a .kif path, KIF text or a ggpzoo.gdl.Game")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        if backend not in ("auto", "compiled", "exact"):
+            raise ValueError(f"backend must be 'auto', 'compiled' or 'exact', got {backend!r}")
+        self.game = path if isinstance(path, Game) else load(path, ground_time_limit=ground_time_limit)
+        self.render_mode = render_mode
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self.machine = make_machine(self.game, backend)
+        self.backend = self.machine.backend
+        g = self.game
+        self.metadata = dict(self.metadata, name=f"gdl_{g.name}_v0")
+        self.possible_agents = list(g.roles)
+        self.agents = self.possible_agents[:]
+        self.actions = {r: list(g.actions[r]) for r in g.roles}
+        for r, ms in self.actions.items():
+            if not ms:
+                raise GDLError(f"role {r} has no possible move: the sheet gives it no legal move in any state")
+        self._action_ids = {r: dict(g.action_ids[r]) for r in g.roles}
+        nf, nr = len(g.fluents), len(g.roles)
+        self._nf = nf
+        self.grid = grid_layout(g.fluents)
+        self.plane_names = self.grid[2] if self.grid else []
+        self.observation_spaces = {}
+        for i, r in enumerate(g.roles):
+            d = {
+                "observation": spaces.Box(0, 1, (nf + nr,), np.int8),
+                "action_mask": spaces.Box(0, 1, (len(self.actions[r]),), np.int8),
+            }
+            if self.grid:
+                xs, ys, names = self.grid[:3]
+                d["planes"] = spaces.Box(0, 1, (len(ys), len(xs), len(names)), np.int8)
+            self.observation_spaces[r] = spaces.Dict(d)
+        self.action_spaces = {r: ActionSpace(len(self.actions[r])) for r in g.roles}
+        self._state = None
+        self._legal = [np.zeros(0, np.int64) for _ in g.roles]
+        self._masks = {r: np.zeros(len(self.actions[r]), np.int8) for r in g.roles}
+        self._choosers: list[int] = []
+        self._chosen: dict = {}
+        self._steps = 0
+        self._over = True
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ flow
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. GDL games have no chance: ``seed`` changes nothing."""
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._state = self.machine.initial()
+        self._steps = 0
+        self._advance()
+
+    def _end(self, truncated: bool = False) -> None:
+        self._over = True
+        self._choosers = []
+        for r in self.possible_agents:
+            self._masks[r][:] = 0
+        if truncated:
+            self.truncations = {a: True for a in self.agents}
+            return
+        goals = self._goals
+        n = len(self.possible_agents)
+        for i, r in enumerate(self.possible_agents):
+            if n == 1:
+                rew = goals[0] / 100.0
+            else:
+                best_other = max(int(goals[j]) for j in range(n) if j != i)
+                gi = int(goals[i])
+                rew = float((gi > best_other) - (gi < best_other))
+            self.rewards[r] = rew
+        self.terminations = {a: True for a in self.agents}
+
+    def _advance(self) -> None:
+        """Play forced joint moves, then find who chooses next (or end the game)."""
+        m = self.machine
+        for _ in range(MAX_FORCED):
+            self._goals = m.goals(self._state)
+            self.infos = {r: {"goal": int(self._goals[i])} for i, r in enumerate(self.possible_agents)}
+            self.rewards = {a: 0.0 for a in self.agents}
+            if m.terminal(self._state):
+                return self._finish(False)
+            legal = m.legal(self._state)
+            if any(len(l) == 0 for l in legal):
+                return self._finish(False)
+            if self.max_steps is not None and self._steps >= self.max_steps:
+                return self._finish(True)
+            choosers = [i for i, l in enumerate(legal) if len(l) > 1]
+            self._legal = legal
+            if choosers:
+                self._over = False
+                self._choosers = choosers
+                self._chosen = {}
+                self._select(choosers[0])
+                return
+            self._state = m.next(self._state, [int(l[0]) for l in legal])
+            self._steps += 1
+        raise GDLError(f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end")
+
+    def _finish(self, truncated: bool) -> None:
+        self._end(truncated)
+        self._accumulate_rewards()
+        if self.agents:
+            self.agent_selection = self.agents[0]
+
+    def _select(self, i: int) -> None:
+        for r in self.possible_agents:
+            self._masks[r][:] = 0
+        r = self.possible_agents[i]
+        self._masks[r][self._legal[i]] = 1
+        self.agent_selection = r
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if not self.agents:
+            raise RuntimeError("step() called after the game ended and every agent was removed; call reset()")
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        mask = self._masks[agent]
+        a = integer_id(action, len(mask))
+        if not mask[a]:
+            legal = ", ".join(to_text(self.actions[agent][int(j)]) for j in np.flatnonzero(mask)[:8])
+            raise ValueError(f"action {a} = {to_text(self.actions[agent][a])} is illegal for {agent} now; legal: {legal}...")
+        self._cumulative_rewards[agent] = 0.0
+        i = self.possible_agents.index(agent)
+        self._chosen[i] = a
+        pending = [c for c in self._choosers if c not in self._chosen]
+        if pending:
+            self._select(pending[0])
+            self.rewards = {a_: 0.0 for a_ in self.agents}
+            return
+        joint = [self._chosen.get(j, int(l[0]) if len(l) else 0) for j, l in enumerate(self._legal)]
+        self._state = self.machine.next(self._state, joint)
+        self._steps += 1
+        self._advance()
+        if not self._over:
+            self._accumulate_rewards()
+
+    # ------------------------------------------------------------------ observations
+    def _obs_vector(self, agent) -> tuple[np.ndarray, np.ndarray]:
+        fv = self.machine.fluent_vector(self._state).astype(np.int8)
+        v = np.zeros(self._nf + len(self.possible_agents), np.int8)
+        v[: self._nf] = fv
+        v[self._nf + self.possible_agents.index(agent)] = 1
+        return v, fv
+
+    def observe(self, agent):
+        v, fv = self._obs_vector(agent)
+        out = {"observation": v, "action_mask": self._masks[agent].copy()}
+        if self.grid:
+            xs, ys, names, fi, flat = self.grid
+            planes = np.zeros(len(ys) * len(xs) * len(names), np.int8)
+            planes[flat] = fv[fi]
+            out["planes"] = planes.reshape(len(ys), len(xs), len(names))
+        return out
+
+    # ------------------------------------------------------------------ moves as text
+    def action_to_term(self, action, role: str | None = None) -> str:
+        """The GDL text of action id ``action`` of ``role`` (default ``agent_selection``)."""
+        role = role or self.agent_selection
+        a = integer_id(action, len(self.actions[role]))
+        return to_text(self.actions[role][a])
+
+    def term_to_action(self, text: str, role: str | None = None) -> int:
+        """The action id of the move written ``text`` (GDL), for ``role`` (default ``agent_selection``)."""
+        role = role or self.agent_selection
+        try:
+            rules = parse(text)
+        except GDLError as e:
+            raise ValueError(f"cannot read the move {text!r}: {e}") from None
+        if len(rules) != 1 or rules[0].body:
+            raise ValueError(f"{text!r} is not one move term")
+        i = self._action_ids[role].get(rules[0].head)
+        if i is None:
+            raise ValueError(f"{text.strip()} is not a possible move of {role}")
+        return i
+
+    def legal_actions(self, agent: str | None = None) -> np.ndarray:
+        """The legal ids of ``agent`` (default ``agent_selection``) while it is to choose."""
+        return np.flatnonzero(self._masks[agent or self.agent_selection]).astype(np.int64)
+
+    def legal_terms(self, agent: str | None = None) -> list[str]:
+        agent = agent or self.agent_selection
+        return [to_text(self.actions[agent][int(i)]) for i in self.legal_actions(agent)]
+
+    # ------------------------------------------------------------------ state
+    def get_state(self):
+        """The machine state (a frozenset of fluents, or a bool array in the compiled path)."""
+        return self._state.copy() if isinstance(self._state, np.ndarray) else self._state
+
+    def true_fluents(self) -> list[str]:
+        """The fluents true now, as GDL text, sorted."""
+        fv = self.machine.fluent_vector(self._state)
+        return [to_text(self.game.fluents[i]) for i in np.flatnonzero(fv)]
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        return "\n".join(self.true_fluents())
+
+    def close(self) -> None:
+        pass
+
+
+def env(path=None, **kwargs):
+    """The wrapped GDL env (PettingZoo-classic wrappers, as every ggpzoo env)."""
+    e = raw_env(path, **kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class parallel_env(ParallelEnv, EzPickle):
+    """Parallel API: every live role gives an action each step (a role with one legal
+    move must give that one; its mask shows it). Arguments as :class:`raw_env`."""
+
+    metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}
+
+    def __init__(self, path=None, **kwargs):
+        EzPickle.__init__(self, path=path, **kwargs)
+        self._aec = raw_env(path, **kwargs)
+        self.possible_agents = self._aec.possible_agents[:]
+        self.agents = []
+        self.observation_spaces = self._aec.observation_spaces
+        self.action_spaces = self._aec.action_spaces
+        self.render_mode = self._aec.render_mode
+        self.metadata = dict(self.metadata, name=self._aec.metadata["name"])
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _obs(self):
+        e = self._aec
+        out = {}
+        for i, r in enumerate(self.possible_agents):
+            o = e.observe(r)
+            m = np.zeros(len(e.actions[r]), np.int8)
+            if not e._over:
+                m[e._legal[i]] = 1
+            o["action_mask"] = m
+            out[r] = o
+        return out
+
+    def reset(self, seed=None, options=None):
+        e = self._aec
+        e.reset(seed=seed)
+        self.agents = self.possible_agents[:]
+        return self._obs(), {r: dict(e.infos[r]) for r in self.agents}
+
+    def step(self, actions):
+        e = self._aec
+        if e._over:
+            raise RuntimeError("step() after the game ended; call reset()")
+        joint = []
+        for i, r in enumerate(self.possible_agents):
+            if r not in actions:
+                raise ValueError(f"no action for {r}")
+            a = integer_id(actions[r], len(e.actions[r]))
+            if a not in e._legal[i]:
+                raise ValueError(f"action {a} = {to_text(e.actions[r][a])} is illegal for {r} now")
+            joint.append(a)
+        e._state = e.machine.next(e._state, joint)
+        e._steps += 1
+        # Take one joint move at a time: no forced moves played ahead here.
+        m = e.machine
+        e._goals = m.goals(e._state)
+        infos = {r: {"goal": int(e._goals[i])} for i, r in enumerate(self.possible_agents)}
+        term = bool(m.terminal(e._state))
+        legal = [] if term else m.legal(e._state)
+        if not term and any(len(l) == 0 for l in legal):
+            term = True
+        trunc = (not term) and e.max_steps is not None and e._steps >= e.max_steps
+        rewards = {r: 0.0 for r in self.agents}
+        if term:
+            e.agents = e.possible_agents[:]
+            e.rewards = {}
+            e._end(False)
+            rewards = dict(e.rewards)
+        else:
+            e._legal = legal
+            e._over = trunc
+        obs = self._obs()
+        terms = {r: term for r in self.agents}
+        truncs = {r: trunc for r in self.agents}
+        agents = self.agents
+        if term or trunc:
+            e._over = True
+            self.agents = []
+        return ({r: obs[r] for r in agents}, rewards, terms, truncs, infos)
+
+    def render(self):
+        return self._aec.render()
+
+    def close(self):
+        pass

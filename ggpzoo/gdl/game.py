@@ -1,0 +1,230 @@
+"""A loaded GDL game: roles, fixed action lists, fluents, and the exact reasoner's answers.
+
+>>> from ggpzoo.gdl import load
+>>> g = load("ggpzoo/gdl/games/tictactoe.kif")
+>>> g.roles
+['xplayer', 'oplayer']
+>>> s = g.initial_state()
+>>> len(g.legal(s, "xplayer")), g.legal(s, "oplayer")
+(9, ['noop'])
+
+States of the exact path are ``frozenset``\\ s of fluent terms (see :mod:`ggpzoo.gdl.syntax`);
+moves are terms too. :meth:`Game.machine` gives the id-based state machine the env plays
+on, exact or compiled (:mod:`ggpzoo.gdl.propnet`).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+
+import numpy as np
+
+from ggpzoo.gdl.logic import Program
+from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
+
+__all__ = ["ExactMachine", "Game", "load"]
+
+LEGAL, GOAL, TERMINAL, NEXT = ("legal", 2), ("goal", 2), ("terminal", 0), ("next", 1)
+
+
+def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> Game:
+    """Read and check a GDL sheet: a path to a ``.kif`` file, or the KIF text itself.
+
+    Raises :class:`ggpzoo.gdl.GDLError` (a ValueError) for a sheet that cannot be read or
+    that breaks GDL's rules (unsafe rule, unstratified negation, recursion restriction...).
+    """
+    text = str(path_or_text)
+    if "(" not in text and os.path.exists(text):
+        with open(text, encoding="utf-8", errors="replace") as f:
+            src = f.read()
+        name = name or os.path.splitext(os.path.basename(text))[0]
+    elif "(" in text:
+        src = text
+    else:
+        raise GDLError(f"no such GDL file: {text!r} (pass a path to a .kif file or the KIF text)")
+    return Game(src, name=name or "gdl", ground_time_limit=ground_time_limit)
+
+
+class Game:
+    """A checked GDL game (see the module docstring)."""
+
+    def __init__(self, text: str, name: str = "gdl", ground_time_limit: float = 60.0):
+        self.name = name
+        self.text = text
+        self.program = Program(parse(text))
+        self.ground_time_limit = ground_time_limit
+        roles = [a[1] for a in self.program.static_facts(("role", 1))]
+        if not roles:
+            raise GDLError("the sheet defines no role")
+        if len(set(roles)) != len(roles):
+            raise GDLError(f"a role is defined twice: {roles}")
+        self.roles: list[str] = roles
+        self._init = frozenset(a[1] for a in self.program.static_facts(("init", 1)))
+        self._cache: dict = {}
+        self._grounding = None
+
+    # ------------------------------------------------------------------ exact answers
+    def initial_state(self) -> frozenset:
+        return self._init
+
+    def _phase_a(self, state: frozenset) -> dict:
+        got = self._cache.get(state)
+        if got is None:
+            store = self.program.evaluate(state, (), (LEGAL, GOAL, TERMINAL))
+            legal = {r: [] for r in self.roles}
+            for a in store[LEGAL].items if LEGAL in store else self.program.static_facts(LEGAL):
+                if a[1] in legal:
+                    legal[a[1]].append(a[2])
+            for r in legal:
+                legal[r].sort(key=sort_key)
+            goals = {r: [] for r in self.roles}
+            for a in store[GOAL].items if GOAL in store else self.program.static_facts(GOAL):
+                if a[1] in goals:
+                    if not a[2].isdigit():
+                        raise GDLError(f"goal value {to_text(a[2])} of role {a[1]} is not a number 0..100")
+                    goals[a[1]].append(int(a[2]))
+            term = bool(store[TERMINAL].facts) if TERMINAL in store else bool(self.program.static_facts(TERMINAL))
+            got = (legal, {r: (max(v) if v else 0) for r, v in goals.items()}, term)
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[state] = got
+        return got
+
+    def legal(self, state, role: str) -> list:
+        """The legal moves of ``role`` in ``state``, sorted (numbers in numeric order)."""
+        return list(self._phase_a(state)[0][role])
+
+    def legal_moves(self, state) -> dict:
+        return {r: list(v) for r, v in self._phase_a(state)[0].items()}
+
+    def is_terminal(self, state) -> bool:
+        return self._phase_a(state)[2]
+
+    def goals(self, state) -> dict:
+        """Goal value per role (0..100). A role the sheet gives no goal in this state gets 0;
+        one given several gets the largest (both are sheet defects)."""
+        return dict(self._phase_a(state)[1])
+
+    def next_state(self, state, moves: dict) -> frozenset:
+        """The state after the joint move ``moves`` (role -> move term)."""
+        does = [("does", r, m) for r, m in moves.items()]
+        store = self.program.evaluate(state, does, (NEXT,))
+        return frozenset(a[1] for a in store[NEXT].items) if NEXT in store else frozenset()
+
+    # ------------------------------------------------------------------ fixed spaces
+    def grounding(self):
+        """The relaxed grounding (:mod:`ggpzoo.gdl.ground`), computed once."""
+        if self._grounding is None:
+            from ggpzoo.gdl.ground import ground
+
+            self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit)
+            # the exact path's joins, ordered by the relation sizes of the relaxed model
+            for crs in self.program._exact.values():
+                for cr in crs:
+                    cr.reorder(self._grounding.estimate)
+            self._cache.clear()
+        return self._grounding
+
+    @cached_property
+    def actions(self) -> dict:
+        """role -> the list of its possible moves: action id ``i`` is ``actions[role][i]``.
+
+        From the ``input`` relation when the sheet has one, else from grounding."""
+        inputs = self.program.static_facts(("input", 2))
+        if inputs:
+            out = {r: [] for r in self.roles}
+            for a in inputs:
+                if a[1] in out:
+                    out[a[1]].append(a[2])
+            return {r: sorted(set(v), key=sort_key) for r, v in out.items()}
+        return {r: list(v) for r, v in self.grounding().moves.items()}
+
+    @cached_property
+    def action_ids(self) -> dict:
+        return {r: {m: i for i, m in enumerate(ms)} for r, ms in self.actions.items()}
+
+    @cached_property
+    def fluents(self) -> list:
+        """The base set: from the ``base`` relation when present, else from grounding."""
+        base = self.program.static_facts(("base", 1))
+        if base:
+            return sorted({a[1] for a in base} | set(self._init), key=sort_key)
+        return list(self.grounding().fluents)
+
+    @cached_property
+    def fluent_ids(self) -> dict:
+        return {f: i for i, f in enumerate(self.fluents)}
+
+    def propnet(self):
+        """The compiled network (:class:`ggpzoo.gdl.propnet.Propnet`), built once."""
+        if getattr(self, "_propnet", None) is None:
+            from ggpzoo.gdl.propnet import Propnet
+
+            self._propnet = Propnet(self)
+        return self._propnet
+
+    def machine(self, backend: str = "exact"):
+        """The id-based state machine: ``"exact"`` (this reasoner) or ``"compiled"``."""
+        if backend == "exact":
+            return ExactMachine(self)
+        if backend == "compiled":
+            from ggpzoo.gdl.propnet import CompiledMachine
+
+            return CompiledMachine(self)
+        raise ValueError(f"backend must be 'exact' or 'compiled', got {backend!r}")
+
+
+class ExactMachine:
+    """Moves as action ids over the exact reasoner. States are frozensets of fluents.
+
+    Both machines share this interface: ``initial()``, ``legal(state) -> list of int arrays``
+    (one per role, ascending ids), ``terminal(state)``, ``goals(state) -> int array``,
+    ``next(state, ids)``, ``fluent_vector(state) -> uint8 array``, ``fluents(state)``.
+    """
+
+    backend = "exact"
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.roles = game.roles
+
+    def initial(self):
+        return self.game.initial_state()
+
+    def legal(self, state) -> list:
+        g = self.game
+        out = []
+        for r in self.roles:
+            ids = g.action_ids[r]
+            row = []
+            for m in g.legal(state, r):
+                i = ids.get(m)
+                if i is None:
+                    raise GDLError(f"legal move {to_text(m)} of role {r} is not in its action space (the sheet's input relation)")
+                row.append(i)
+            out.append(np.array(sorted(row), np.int64))
+        return out
+
+    def terminal(self, state) -> bool:
+        return self.game.is_terminal(state)
+
+    def goals(self, state) -> np.ndarray:
+        g = self.game.goals(state)
+        return np.array([g[r] for r in self.roles], np.int64)
+
+    def next(self, state, ids):
+        moves = {r: self.game.actions[r][int(i)] for r, i in zip(self.roles, ids)}
+        return self.game.next_state(state, moves)
+
+    def fluents(self, state) -> frozenset:
+        return state
+
+    def fluent_vector(self, state) -> np.ndarray:
+        v = np.zeros(len(self.game.fluents), np.uint8)
+        ids = self.game.fluent_ids
+        for f in state:
+            i = ids.get(f)
+            if i is not None:
+                v[i] = 1
+        return v

@@ -1,0 +1,550 @@
+"""The checked program and its bottom-up evaluator: the exact path's reasoner.
+
+:class:`Program` takes the rules of a sheet, expands ``or``, checks GDL's restrictions
+(:func:`check`), and orders the relations into strongly connected components in
+dependency order. :class:`Program.evaluate` computes, bottom up, every fact of the
+relations asked for, given the facts of ``true`` and ``does``: relations that depend on
+neither (``role``, ``init``, ``succ``...) are *static* and computed once; the others are
+computed per state, one component at a time, negation only on finished components
+(stratified negation), recursive components by iteration to a fixpoint.
+
+Joins use hash indexes on the argument positions that are known when a literal is reached,
+so a literal like ``(true (cell ?x ?y ?p))`` with ``?x`` and ``?y`` bound is one look-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+from ggpzoo.gdl.syntax import (
+    GDLError,
+    Rule,
+    is_var,
+    relation,
+    substitute,
+    to_text,
+    variables,
+)
+
+__all__ = ["KEYWORD_ARITY", "Program", "check"]
+
+# Arity of GDL's reserved relations.
+KEYWORD_ARITY = {
+    "role": 1, "init": 1, "true": 1, "next": 1, "legal": 2, "does": 2, "goal": 2,
+    "terminal": 0, "base": 1, "input": 2,
+}
+TRUE, DOES = ("true", 1), ("does", 2)
+MAX_STATIC_FACTS = 5_000_000  # more, and a sheet is taken to define an infinite relation
+MAX_TERM_DEPTH = 40  # deeper derived terms, likewise
+
+
+def _depth(t) -> int:
+    """Nesting depth of a term (a symbol is 0)."""
+    if type(t) is not tuple:
+        return 0
+    return 1 + max(_depth(a) for a in t)
+
+
+# ----------------------------------------------------------------------------- or-expansion
+def _expand(lit) -> list[list]:
+    """The literal as a disjunction of conjunctions (lists of literals without ``or``)."""
+    if type(lit) is tuple and lit[0] == "or":
+        out = []
+        for a in lit[1:]:
+            out.extend(_expand(a))
+        return out
+    if type(lit) is tuple and lit[0] == "not":
+        inner = _expand(lit[1])
+        if len(inner) == 1 and len(inner[0]) == 1:
+            return [[("not", inner[0][0])]]
+        # not (A or B...) = not A and not B, each A a single literal (no nested and in GDL).
+        conj = []
+        for alt in inner:
+            if len(alt) != 1:
+                raise GDLError(f"(not ...) of a conjunction is not GDL: {to_text(lit)}")
+            conj.append(("not", alt[0]))
+        return [conj]
+    return [[lit]]
+
+
+def expand_or(rule: Rule) -> list[Rule]:
+    """The rule without ``or``: one rule per combination of disjuncts."""
+    if not any(type(b) is tuple and b[0] in ("or", "not") for b in rule.body):
+        return [rule]
+    parts = [_expand(b) for b in rule.body]
+    out = []
+    for combo in itertools.product(*parts):
+        body = tuple(lit for conj in combo for lit in conj)
+        out.append(Rule(rule.head, body, rule.line))
+    return out
+
+
+def _atom_of(lit):
+    """``(atom, positive)`` for an atom or a negated atom; None for ``distinct``."""
+    if type(lit) is tuple and lit[0] == "not":
+        return lit[1], False
+    if type(lit) is tuple and lit[0] == "distinct":
+        return None
+    return lit, True
+
+
+# ----------------------------------------------------------------------------- components
+def _sccs(nodes, edges) -> list[list]:
+    """Strongly connected components, each after every component it depends on."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = itertools.count()
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = next(counter)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = next(counter)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+# ----------------------------------------------------------------------------- checks
+def check(rules: list[Rule], deps, comp_of) -> None:
+    """Refuse a sheet that breaks GDL: raise :class:`GDLError` naming the rule."""
+    for r in rules:
+        name, _arity = relation(r.head)
+        if name in ("true", "does", "distinct", "not", "or", "<="):
+            raise GDLError(f"{name} cannot be defined by a rule ({r.where()})")
+        for atom in [r.head] + [x[0] for b in r.body if (x := _atom_of(b)) is not None]:
+            n, k = relation(atom)
+            if n in KEYWORD_ARITY and KEYWORD_ARITY[n] != k:
+                raise GDLError(f"{n} takes {KEYWORD_ARITY[n]} arguments, got {k} in {to_text(atom)} ({r.where()})")
+        # Safety: every variable of the head, of a negation and of a distinct is in a positive atom.
+        pos_vars: set = set()
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None and a[1]:
+                variables(a[0], pos_vars)
+        unsafe = variables(r.head) - pos_vars
+        for b in r.body:
+            a = _atom_of(b)
+            if a is None or not a[1]:
+                unsafe |= variables(b) - pos_vars
+        if unsafe:
+            raise GDLError(f"unsafe rule: variable(s) {', '.join(sorted(unsafe))} not in a positive body literal ({r.where()})")
+    # Stratified negation: no negative edge inside a component.
+    for r in rules:
+        h = relation(r.head)
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None and not a[1] and comp_of[relation(a[0])] == comp_of[h]:
+                raise GDLError(f"negation is not stratified: {to_text(r.head)} depends negatively on itself through {to_text(b)} ({r.where()})")
+    # Recursion restriction (GDL spec, Love et al. 2008, section 3.5).
+    for r in rules:
+        h = relation(r.head)
+        head_vars = variables(r.head)
+        for b in r.body:
+            a = _atom_of(b)
+            if a is None or not a[1] or comp_of[relation(a[0])] != comp_of[h]:
+                continue
+            others: set = set()
+            for c in r.body:
+                ca = _atom_of(c)
+                if ca is not None and ca[1] and comp_of[relation(ca[0])] != comp_of[h]:
+                    variables(ca[0], others)
+            args = a[0][1:] if type(a[0]) is tuple else ()
+            for t in args:
+                bad = variables(t) - head_vars - others
+                if bad:
+                    raise GDLError(
+                        f"recursion restriction broken: argument {to_text(t)} of the recursive literal {to_text(a[0])} "
+                        f"is neither ground, nor in the head, nor in a non-recursive positive literal ({r.where()})"
+                    )
+    for r in rules:
+        h = relation(r.head)
+        for k in ("role", "init", "base", "input"):
+            if h[0] == k and (deps.get_dyn(h)):
+                raise GDLError(f"{k} must not depend on true or does ({r.where()})")
+        if h[0] in ("legal", "goal", "terminal") and deps.get_does(h):
+            raise GDLError(f"{h[0]} must not depend on does ({r.where()})")
+
+
+class _Deps(dict):
+    """rel -> set of rels it depends on directly; plus transitive tests."""
+
+    def closure(self, rel) -> set:
+        seen, todo = set(), [rel]
+        while todo:
+            for d in self.get(todo.pop(), ()):
+                if d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        return seen
+
+    def get_dyn(self, rel) -> bool:
+        c = self.closure(rel)
+        return TRUE in c or DOES in c
+
+    def get_does(self, rel) -> bool:
+        return DOES in self.closure(rel)
+
+
+# ----------------------------------------------------------------------------- matching
+def match(p, t, s: dict):
+    """Extend the substitution ``s`` so that pattern ``p`` equals ground ``t``; None if not."""
+    if type(p) is str:
+        if p[0] == "?":
+            v = s.get(p)
+            if v is None:
+                s = dict(s)
+                s[p] = t
+                return s
+            return s if v == t else None
+        return s if p == t else None
+    if type(t) is not tuple or len(t) != len(p):
+        return None
+    for a, b in zip(p, t):
+        s = match(a, b, s)
+        if s is None:
+            return None
+    return s
+
+
+def _get(t, path):
+    for i in path:
+        if type(t) is not tuple or i >= len(t):
+            return None
+        t = t[i]
+    return t
+
+
+class _Rel:
+    """The facts of one relation, with hash indexes built on demand."""
+
+    __slots__ = ("facts", "idx", "items")
+
+    def __init__(self):
+        self.facts: set = set()
+        self.items: list = []
+        self.idx: dict = {}
+
+    def add(self, atom) -> bool:
+        if atom in self.facts:
+            return False
+        self.facts.add(atom)
+        self.items.append(atom)
+        for paths, table in self.idx.items():
+            key = tuple(_get(atom, p) for p in paths)
+            if None not in key:
+                table.setdefault(key, []).append(atom)
+        return True
+
+    def index(self, paths):
+        table = self.idx.get(paths)
+        if table is None:
+            table = {}
+            for atom in self.items:
+                key = tuple(_get(atom, p) for p in paths)
+                if None not in key:
+                    table.setdefault(key, []).append(atom)
+            self.idx[paths] = table
+        return table
+
+
+_EMPTY = _Rel()
+
+
+def _leaves(t, path=()):
+    """(path, leaf) for every symbol or variable inside the term (functors included)."""
+    if type(t) is tuple:
+        for i, a in enumerate(t):
+            yield from _leaves(a, path + (i,))
+    else:
+        yield path, t
+
+
+def _order(pos, rest, dynamic, first, rule, est=None) -> list:
+    """The evaluation steps of a body: positive literals greedily (ground checks first, then
+    the most bound variables, state facts, then static relations, then the fewest unknowns;
+    or, given ``est(literal, bound) -> expected matches``, the fewest expected matches),
+    each negation and distinct as soon as its variables are bound."""
+    bound: set = set()
+    steps = []
+    pending = list(rest)
+    remaining = list(pos)
+
+    def flush():
+        for b in list(pending):
+            if variables(b) <= bound:
+                pending.remove(b)
+                if b[0] == "distinct":
+                    steps.append(("dist", b[1], b[2]))
+                else:
+                    steps.append(("neg", relation(b[1]), b[1]))
+
+    def score(b):
+        vs = variables(b)
+        unknown = len(vs - bound)
+        if est is not None:
+            return (unknown == 0, -est(b, bound), -unknown)
+        return (unknown == 0, len(vs & bound), relation(b) == TRUE, relation(b) not in dynamic, -unknown)
+
+    if first is None:
+        flush()
+    while remaining:
+        if first is not None and not steps:
+            best = remaining[first]
+        else:
+            best = max(remaining, key=score)
+        remaining.remove(best)
+        keys = tuple((p, x) for p, x in _leaves(best) if p and (not is_var(x) or x in bound))
+        ground = not (variables(best) - bound)
+        steps.append(("pos", relation(best), best, tuple(p for p, _ in keys), tuple(x for _, x in keys), ground))
+        variables(best, bound)
+        flush()
+    if pending:  # unsafe; check() refuses such a sheet before this is reached
+        raise GDLError(f"unsafe rule ({rule.where()})")
+    return steps
+
+
+class _Compiled:
+    """A rule with its body ordered for evaluation and its look-up keys worked out."""
+
+    def __init__(self, rule: Rule, dynamic: set, relaxed: bool):
+        self.rule = rule
+        self.head = rule.head
+        self.rel = relation(rule.head)
+        pos = [b for b in rule.body if (a := _atom_of(b)) is not None and a[1]]
+        rest = [b for b in rule.body if not ((a := _atom_of(b)) is not None and a[1])]
+        if relaxed:  # negation of a dynamic relation is assumed true in the relaxed program
+            rest = [b for b in rest if b[0] == "distinct" or relation(b[1]) not in dynamic]
+        self._parts = (pos, rest, dynamic, rule)
+        self.steps = _order(pos, rest, dynamic, None, rule)
+        # semi-naive variants: the body reordered to start at each positive literal
+        self.variants = [_order(pos, rest, dynamic, j, rule) for j in range(len(pos))]
+        self.pos_rels = [relation(b) for b in pos]
+
+    def reorder(self, est) -> None:
+        """Order the body again with a cost estimate (see :func:`_order`)."""
+        pos, rest, dynamic, rule = self._parts
+        self.steps = _order(pos, rest, dynamic, None, rule, est)
+        self.variants = [_order(pos, rest, dynamic, j, rule, est) for j in range(len(pos))]
+        self.positive = [b for b in pos]
+        self.negative = [b[1] for b in rule.body if (a := _atom_of(b)) is not None and not a[1]]
+
+    def solutions(self, db, delta_step: int = -1, delta_items=(), steps=None):
+        """Every substitution satisfying the body in ``db``; with ``delta_step``, the positive
+        literal at that step ranges over ``delta_items`` only (semi-naive evaluation)."""
+        steps = self.steps if steps is None else steps
+        n = len(steps)
+
+        def go(i, s):
+            while i < n:
+                st = steps[i]
+                kind = st[0]
+                if kind == "pos":
+                    if i == delta_step:
+                        cands = delta_items
+                    else:
+                        rel = db(st[1])
+                        if st[5]:
+                            if substitute(st[2], s) not in rel.facts:
+                                return
+                            i += 1
+                            continue
+                        if st[3]:
+                            key = tuple(s[x] if x[0] == "?" else x for x in st[4])
+                            cands = rel.index(st[3]).get(key, ())
+                        else:
+                            cands = rel.items
+                    pat = st[2]
+                    for atom in cands:
+                        s2 = match(pat, atom, s)
+                        if s2 is not None:
+                            yield from go(i + 1, s2)
+                    return
+                if kind == "neg":
+                    if substitute(st[2], s) in db(st[1]).facts:
+                        return
+                else:
+                    if substitute(st[1], s) == substitute(st[2], s):
+                        return
+                i += 1
+            yield s
+
+        return go(0, {})
+
+    def delta_solutions(self, db, delta: dict):
+        """Solutions that use at least one fact of ``delta`` (rel -> new facts)."""
+        for j, rel in enumerate(self.pos_rels):
+            items = delta.get(rel)
+            if items:
+                steps = self.variants[j]
+                yield from self.solutions(db, 0, items, steps)
+
+
+# ----------------------------------------------------------------------------- program
+class Program:
+    """A checked GDL program, its components in dependency order and its static facts."""
+
+    def __init__(self, rules: list[Rule]):
+        expanded = []
+        self.ignored = []  # base/input sentences of the wrong arity, dropped with a warning
+        for r in rules:
+            name, arity = relation(r.head)
+            if name in ("base", "input") and arity != KEYWORD_ARITY[name]:
+                self.ignored.append(r)
+                continue
+            expanded.extend(expand_or(r))
+        if self.ignored:
+            import warnings
+
+            warnings.warn(
+                f"ignored {len(self.ignored)} base/input sentence(s) of the wrong arity, e.g. {self.ignored[0].where()}",
+                stacklevel=3,
+            )
+        self.rules = expanded
+        deps = _Deps()
+        neg_deps = defaultdict(set)
+        rels = {TRUE, DOES}
+        for r in expanded:
+            h = relation(r.head)
+            rels.add(h)
+            deps.setdefault(h, set())
+            for b in r.body:
+                a = _atom_of(b)
+                if a is None:
+                    continue
+                br = relation(a[0])
+                rels.add(br)
+                deps[h].add(br)
+                if not a[1]:
+                    neg_deps[h].add(br)
+        self.deps = deps
+        self.relations = rels
+        comps = _sccs(sorted(rels), deps)
+        self.components = comps
+        comp_of = {rel: i for i, c in enumerate(comps) for rel in c}
+        self.comp_of = comp_of
+        check(expanded, deps, comp_of)
+        self.dynamic = {rel for rel in rels if rel in (TRUE, DOES) or deps.get_dyn(rel)}
+        self.does_dependent = {rel for rel in rels if rel == DOES or deps.get_does(rel)}
+        self.recursive = [
+            len(c) > 1 or c[0] in deps.get(c[0], ()) for c in comps
+        ]
+        by_head = defaultdict(list)
+        for r in expanded:
+            by_head[relation(r.head)].append(r)
+        self.by_head = by_head
+        self._exact = {rel: [_Compiled(r, self.dynamic, False) for r in rs] for rel, rs in by_head.items()}
+        self._relaxed = {rel: [_Compiled(r, self.dynamic, True) for r in rs] for rel, rs in by_head.items()}
+        self.static = {}
+
+        def static_budget():
+            n = sum(len(r.items) for r in self.static.values())
+            if n > MAX_STATIC_FACTS:
+                big = max(self.static, key=lambda rel: len(self.static[rel].items))
+                raise GDLError(
+                    f"the static relations pass {MAX_STATIC_FACTS:,} facts ({big[0]}/{big[1]} has "
+                    f"{len(self.static[big].items):,}): the sheet seems to define an infinite relation"
+                )
+
+        self._run([i for i, c in enumerate(comps) if not any(rel in self.dynamic for rel in c)], self.static,
+                  self._exact, None, static_budget)
+
+    # ------------------------------------------------------------------ evaluation
+    def components_for(self, targets) -> list[int]:
+        """The dynamic components that ``targets`` need, in evaluation order."""
+        need = set()
+        for t in targets:
+            need.add(t)
+            need |= self.deps.closure(t)
+        out = []
+        for i, c in enumerate(self.components):
+            if any(rel in need and rel in self.dynamic and rel not in (TRUE, DOES) for rel in c):
+                out.append(i)
+        return out
+
+    def _run(self, comp_ids, store: dict, compiled, base: dict | None, budget=None) -> None:
+        """Evaluate the components ``comp_ids`` into ``store`` (facts looked up in store, then base)."""
+        static = self.static if base is None else base
+
+        def db(rel):
+            r = store.get(rel)
+            if r is None:
+                r = static.get(rel)
+                if r is None:
+                    return _EMPTY
+            return r
+
+        for ci in comp_ids:
+            comp = self.components[ci]
+            for rel in comp:
+                if rel not in store:
+                    store[rel] = _Rel()
+            crs = [cr for rel in comp for cr in compiled.get(rel, ())]
+            delta = None
+            while True:
+                new = []
+                for cr in crs:
+                    head = cr.head
+                    target = store[cr.rel]
+                    sols = cr.solutions(db) if delta is None else cr.delta_solutions(db, delta)
+                    for s in sols:
+                        h = substitute(head, s)
+                        if h not in target.facts:
+                            new.append((cr.rel, h))
+                    if budget is not None:
+                        budget()
+                if not self.recursive[ci]:
+                    for rel, h in new:
+                        store[rel].add(h)
+                    break
+                delta = {}
+                for rel, h in new:
+                    if store[rel].add(h):
+                        delta.setdefault(rel, []).append(h)
+                        if _depth(h) > MAX_TERM_DEPTH:
+                            raise GDLError(
+                                f"{rel[0]}/{rel[1]} derives terms nested deeper than {MAX_TERM_DEPTH} "
+                                f"(e.g. {to_text(h)[:120]}...): the sheet seems to define an infinite relation"
+                            )
+                if not delta:
+                    break
+
+    def evaluate(self, true_facts, does_facts, targets, relaxed: bool = False, budget=None) -> dict:
+        """The facts of ``targets`` (and what they need) given ``true``/``does`` atoms."""
+        store = {TRUE: _Rel(), DOES: _Rel()}
+        for f in true_facts:
+            store[TRUE].add(("true", f))
+        for d in does_facts:
+            store[DOES].add(d)
+        self._run(self.components_for(targets), store, self._relaxed if relaxed else self._exact, None, budget)
+        return store
+
+    def static_facts(self, rel) -> list:
+        r = self.static.get(rel)
+        return list(r.items) if r is not None else []

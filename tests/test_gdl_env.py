@@ -1,0 +1,230 @@
+"""The GDL PettingZoo envs: API and seed tests, turn order, moves as text, observations,
+and the compiled path against the exact path on every shipped sheet."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+from ggpzoo import gdl
+
+RPS = """
+; rock-paper-scissors, one simultaneous round
+(role left) (role right)
+(beats rock scissors) (beats scissors paper) (beats paper rock)
+(<= (input ?r ?m) (role ?r) (beats ?m ?x))
+(init (round 1))
+(<= (legal ?r ?m) (role ?r) (true (round 1)) (beats ?m ?x))
+(<= (next (played ?r ?m)) (does ?r ?m))
+(<= (next (round 2)) (true (round 1)))
+(<= terminal (true (round 2)))
+(<= (goal ?r 100) (true (played ?r ?m)) (true (played ?s ?n)) (beats ?m ?n))
+(<= (goal ?r 0) (true (played ?r ?m)) (true (played ?s ?n)) (beats ?n ?m))
+(<= (goal ?r 50) (true (played ?r ?m)) (true (played ?s ?m)) (distinct ?r ?s))
+(<= (goal ?r 50) (role ?r) (true (round 1)))
+"""
+
+_GAMES: dict = {}
+
+
+def game(name):
+    if name not in _GAMES:
+        _GAMES[name] = gdl.load(gdl.game_path(name))
+    return _GAMES[name]
+
+
+@pytest.mark.parametrize("name,backend", [("tictactoe", "compiled"), ("tictactoe", "exact"), ("connect_four", "compiled"),
+                                          ("connect_four", "exact"), ("breakthrough", "compiled"), ("mad_bishops", "compiled")])
+def test_api_and_seed(name, backend):
+    g = game(name)
+    api_test(gdl.env(g, backend=backend), num_cycles=60)
+    seed_test(lambda: gdl.env(g, backend=backend), num_cycles=20)
+
+
+def test_parallel_api_simultaneous():
+    g = gdl.load(RPS, name="rps")
+    parallel_api_test(gdl.parallel_env(g), num_cycles=20)
+    p = gdl.parallel_env(g)
+    obs, infos = p.reset()
+    assert infos == {"left": {"goal": 50}, "right": {"goal": 50}}
+    e = p._aec
+    acts = {"left": e.term_to_action("rock", "left"), "right": e.term_to_action("scissors", "right")}
+    _obs, rew, term, _trunc, infos = p.step(acts)
+    assert rew == {"left": 1.0, "right": -1.0} and all(term.values())
+    assert infos["left"]["goal"] == 100 and infos["right"]["goal"] == 0
+
+
+def test_aec_simultaneous_roles_choose_in_order():
+    e = gdl.raw_env(gdl.load(RPS, name="rps"))
+    e.reset()
+    assert e.agent_selection == "left"
+    assert e.legal_terms() == ["paper", "rock", "scissors"]
+    assert e.observe("right")["action_mask"].sum() == 0
+    e.step(e.term_to_action("paper"))
+    assert e.agent_selection == "right" and not any(e.terminations.values())
+    e.step(e.term_to_action("paper"))
+    assert all(e.terminations.values())
+    assert e.infos["left"]["goal"] == e.infos["right"]["goal"] == 50
+    assert e.rewards == {"left": 0.0, "right": 0.0}
+
+
+def test_turns_noop_is_automatic_and_terms():
+    e = gdl.raw_env(game("tictactoe"))
+    e.reset()
+    assert e.possible_agents == ["xplayer", "oplayer"]
+    assert e.agent_selection == "xplayer"
+    assert e.action_space("xplayer").n == 10  # nine marks and noop, from the input relation
+    a = e.term_to_action("(mark 2 2)")
+    assert e.action_to_term(a) == "(mark 2 2)"
+    e.step(a)
+    assert e.agent_selection == "oplayer"  # xplayer's noop played itself
+    obs = e.observe("oplayer")
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].sum() == 8
+    assert obs["planes"].shape == (3, 3, 3)
+    assert e.plane_names == ["(cell b)", "(cell o)", "(cell x)"]
+    assert obs["planes"][1, 1, e.plane_names.index("(cell x)")] == 1
+    assert obs["planes"][0, 0, e.plane_names.index("(cell b)")] == 1
+    assert obs["observation"][-2:].tolist() == [0, 1]  # which role observes
+    assert "(cell 2 2 x)" in e.true_fluents()
+    with pytest.raises(ValueError, match="illegal for oplayer"):
+        e.step(e.term_to_action("(mark 2 2)"))
+    with pytest.raises(ValueError, match="not a possible move"):
+        e.term_to_action("(mark 4 4)")
+    with pytest.raises(ValueError, match="out of range"):
+        e.step(99)
+    with pytest.raises(ValueError, match="integer"):
+        e.step(1.5)
+
+
+def test_wrapped_env_illegal_move_ends_the_game():
+    e = gdl.env(game("tictactoe"))
+    e.reset()
+    e.step(e.unwrapped.term_to_action("(mark 1 1)"))
+    e.step(e.unwrapped.term_to_action("(mark 1 1)", "oplayer"))  # taken: illegal
+    assert all(e.terminations.values())
+    assert e.rewards["oplayer"] == -1
+
+
+def test_full_game_rewards_and_goals():
+    e = gdl.raw_env(game("tictactoe"))
+    e.reset()
+    for move in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)", "(mark 1 3)"]:
+        assert e.infos[e.agent_selection]["goal"] == 50
+        e.step(e.term_to_action(move))
+    assert all(e.terminations.values())
+    assert e.infos["xplayer"]["goal"] == 100 and e.infos["oplayer"]["goal"] == 0
+    assert e._cumulative_rewards == {"xplayer": 1.0, "oplayer": -1.0}
+
+
+def test_max_steps_truncates():
+    e = gdl.raw_env(game("connect_four"), max_steps=3)
+    e.reset()
+    for _ in range(3):
+        e.step(int(e.legal_actions()[0]))
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="backend"):
+        gdl.raw_env(game("tictactoe"), backend="fast")
+    with pytest.raises(ValueError, match="needs a GDL sheet"):
+        gdl.raw_env()
+    with pytest.raises(ValueError, match="no shipped GDL game"):
+        gdl.game_path("chess")
+
+
+def _lockstep(g, n_games, seed):
+    """Random games on the compiled path, the exact path checked at every step."""
+    from ggpzoo.gdl.cli import compare_paths
+
+    return compare_paths(g, n_games, seed, max_steps=10**6)
+
+
+# The five editions are checked against the kernels on both paths in test_gdl_kernels.py.
+@pytest.mark.parametrize("name,n_games", [("tictactoe", 30), ("connect_four", 10), ("breakthrough", 4)])
+def test_compiled_matches_exact(name, n_games):
+    assert _lockstep(game(name), n_games, seed=5) >= n_games * 5
+
+
+def test_compiled_matches_exact_simultaneous():
+    assert _lockstep(gdl.load(RPS), 5, seed=1) == 5
+
+
+STATIC_LEGAL = """
+(role a) (role b)
+(<= (legal ?r heads) (role ?r))
+(<= (legal ?r tails) (role ?r))
+(init (count 0))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (next (count ?m)) (true (count ?n)) (succ ?n ?m))
+(<= (next (same ?n)) (does a ?x) (does b ?x) (true (count ?n)))
+(<= (next (same ?n)) (true (same ?n)))
+(<= (terminal) (true (count 3)))
+(<= (goal a 100) (true (same ?n)))
+(<= (goal a 0) (not (matched)))
+(<= (matched) (true (same ?n)))
+(<= (goal b 100) (not (matched)))
+(<= (goal b 0) (matched))
+"""
+
+
+def test_static_legal_and_zero_arity_in_parentheses():
+    g = gdl.load(STATIC_LEGAL)
+    assert g.actions == {"a": ["heads", "tails"], "b": ["heads", "tails"]}
+    assert _lockstep(g, 6, seed=2) == 18
+    e = gdl.raw_env(g)
+    e.reset()
+    for _ in range(3):
+        assert e.agent_selection == "a"
+        e.step(e.term_to_action("heads"))
+        e.step(e.term_to_action("tails"))
+    assert all(e.terminations.values()) and e.infos["b"]["goal"] == 100
+
+
+def test_random_playouts_and_cli(capsys):
+    from ggpzoo.gdl import cli
+    from ggpzoo.gdl.propnet import random_playouts
+
+    steps, _seconds, mean_goals = random_playouts(game("tictactoe").propnet(), 200, seed=0)
+    assert 5 * 200 <= steps <= 9 * 200
+    assert 0 <= mean_goals[0] <= 100 and abs(mean_goals.sum() - 100) < 1e-9  # zero-sum 100 in tic-tac-toe
+    assert cli.main([gdl.game_path("tictactoe"), "--games", "50", "--seconds", "0.2", "--no-api-test"]) == 0
+    out = capsys.readouterr().out
+    assert "roles: xplayer (10 actions), oplayer (10 actions)" in out
+    assert "transitions/s" in out
+    assert cli.main(["/nonexistent.kif"]) == 2
+
+
+CYCLIC = """
+; a role toggles edges of a 3-cycle; the goal is reachability, a recursive relation whose
+; ground network has positive cycles (so the compiled path iterates to a fixpoint)
+(role r) (role s)
+(node a) (node b) (node c)
+(init (edge a b)) (init (edge b c))
+(init (t 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (legal r (toggle ?x ?y)) (node ?x) (node ?y) (distinct ?x ?y) (true (t ?n)))
+(<= (legal s wait) (true (t ?n)))
+(<= (next (edge ?x ?y)) (true (edge ?x ?y)) (not (does r (toggle ?x ?y))))
+(<= (next (edge ?x ?y)) (does r (toggle ?x ?y)) (not (true (edge ?x ?y))))
+(<= (next (t ?m)) (true (t ?n)) (succ ?n ?m))
+(<= (reach ?x ?y) (true (edge ?x ?y)))
+(<= (reach ?x ?z) (true (edge ?x ?y)) (reach ?y ?z))
+(<= terminal (true (t 6)))
+(<= (goal r 100) (reach c a))
+(<= (goal r 0) (not (reach c a)))
+(<= (goal s 100) (reach a a))
+(<= (goal s 0) (not (reach a a)))
+"""
+
+
+def test_compiled_cyclic_network_matches_exact():
+    from ggpzoo.gdl.propnet import random_playouts
+
+    g = gdl.load(CYCLIC)
+    net = g.propnet()
+    assert not net.incremental  # the reach atoms form positive cycles: full evaluation
+    assert _lockstep(g, 20, seed=3) == 20 * 6
+    steps, _, _ = random_playouts(net, 10)
+    assert steps == 10 * 6

@@ -1,0 +1,116 @@
+"""The KIF reader, the checker (refusals name the rule) and the exact reasoner on small sheets."""
+
+from __future__ import annotations
+
+import pytest
+
+from ggpzoo import gdl
+from ggpzoo.gdl.syntax import parse, to_text
+
+COUNTER = """
+; a one-role counter: count 1..3 then stop
+(ROLE Robot)
+(init (Count 1))
+(succ 1 2) (succ 2 3)
+(<= (legal robot inc) (true (count ?n)) (not (true (count 3))))
+(<= (legal robot (jump ?m)) (true (count ?n)) (succ ?n ?m))
+(<= (next (count ?m)) (does robot inc) (true (count ?n)) (succ ?n ?m))
+(<= (next (count ?m)) (does robot (jump ?m)))
+(<= terminal (true (count 3)))
+(<= (goal robot 100) (true (count 3)))
+(<= (goal robot 0) (not (true (count 3))))
+"""
+
+
+def test_parse_case_comments_numbers():
+    rules = parse("(<= (Legal ?R (Mark 1 2)) ; comment\n  (TRUE (control ?r)))\n(role x)")
+    assert rules[0].head == ("legal", "?r", ("mark", "1", "2"))
+    assert rules[0].body == (("true", ("control", "?r")),)
+    assert rules[1].line == 3 and rules[1].head == ("role", "x")
+    assert to_text(rules[0].head) == "(legal ?r (mark 1 2))"
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("(role x", "line 1: '\\(' is never closed"),
+        ("(role x))", "unmatched"),
+        ("(<= (p ?x) (q ?y))\n(q 1)", "unsafe rule: variable\\(s\\) \\?x"),
+        ("(<= (p ?x) (q ?x) (not (r ?y)))\n(q 1)", "unsafe rule: variable\\(s\\) \\?y"),
+        ("(<= p (not p))", "not stratified"),
+        ("(<= (p ?x) (q ?x) (not (r ?x)))\n(<= (r ?x) (p ?x))\n(q 1)", "not stratified"),
+        ("(<= (p ?x) (p ?y) (q ?x))\n(q 1)", "recursion restriction broken: argument \\?y"),
+        ("(<= (true p) (q 1))", "true cannot be defined"),
+        ("(<= (legal r a) (does r b))\n(role r)", "legal must not depend on does"),
+        ("(role r)\n(<= (init p) (true q))", "init must not depend on true"),
+        ("(legal r)", "legal takes 2 arguments"),
+        ("(<= (p ?x) (q ?x) (distinct ?x ?z))\n(q 1)", "unsafe rule"),
+        ("(q 1)", "no role"),
+        ("(role r)\n(nat 0)\n(<= (nat (s ?x)) (nat ?x))", "infinite relation"),
+    ],
+)
+def test_bad_sheets_are_refused_naming_the_rule(text, match):
+    with pytest.raises(gdl.GDLError, match=match):
+        gdl.load(text)
+
+
+def test_malformed_base_is_ignored_with_a_warning():
+    text = COUNTER + "\n(base cellholds (val 1 2) (val 3 4))"
+    with pytest.warns(UserWarning, match="ignored 1 base/input sentence"):
+        g = gdl.load(text)
+    assert g.legal(g.initial_state(), "robot") == ["inc", ("jump", "2")]
+
+
+def test_error_names_the_line():
+    text = "(role r)\n(q 1)\n(<= (p ?x)\n    (q ?y))"
+    with pytest.raises(ValueError, match="line 3: \\(<= \\(p \\?x\\) \\(q \\?y\\)\\)"):
+        gdl.load(text)
+
+
+def test_missing_file():
+    with pytest.raises(ValueError, match="no such GDL file"):
+        gdl.load("/nonexistent/game.kif")
+
+
+def test_exact_reasoner_counter():
+    g = gdl.load(COUNTER)
+    assert g.roles == ["robot"]
+    s = g.initial_state()
+    assert s == frozenset({("count", "1")})
+    assert g.legal(s, "robot") == ["inc", ("jump", "2")]
+    assert not g.is_terminal(s) and g.goals(s) == {"robot": 0}
+    s2 = g.next_state(s, {"robot": "inc"})
+    assert s2 == frozenset({("count", "2")})
+    s3 = g.next_state(s2, {"robot": ("jump", "3")})
+    assert g.is_terminal(s3) and g.goals(s3) == {"robot": 100}
+    assert g.legal(s3, "robot") == []
+    # no input relation: the action space comes from grounding
+    assert g.actions["robot"] == ["inc", ("jump", "2"), ("jump", "3")]
+
+
+def test_or_and_recursion():
+    text = """
+    (role r)
+    (edge a b) (edge b c) (edge c d)
+    (<= (path ?x ?y) (edge ?x ?y))
+    (<= (path ?x ?z) (edge ?x ?y) (path ?y ?z))
+    (init (at a))
+    (<= (legal r (go ?y)) (true (at ?x)) (or (edge ?x ?y) (path ?x ?y)))
+    (<= (next (at ?y)) (does r (go ?y)))
+    (<= terminal (true (at d)))
+    (<= (goal r 100) (true (at d)))
+    (<= (goal r 0) (not (true (at d))))
+    """
+    g = gdl.load(text)
+    assert g.legal(g.initial_state(), "r") == [("go", "b"), ("go", "c"), ("go", "d")]
+
+
+def test_tictactoe_exact_game():
+    g = gdl.load(gdl.game_path("tictactoe"))
+    s = g.initial_state()
+    for x, y, who in [(1, 1, "xplayer"), (2, 1, "oplayer"), (1, 2, "xplayer"), (2, 2, "oplayer"), (1, 3, "xplayer")]:
+        other = "oplayer" if who == "xplayer" else "xplayer"
+        assert g.legal(s, other) == ["noop"]
+        s = g.next_state(s, {who: ("mark", str(x), str(y)), other: "noop"})
+    assert g.is_terminal(s)
+    assert g.goals(s) == {"xplayer": 100, "oplayer": 0}
