@@ -32,6 +32,7 @@ list per step); use ``MoveDecomposition``-style envs or the Skirmish/Mad Bishops
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 
@@ -124,6 +125,8 @@ def parse_args(argv=None):
 def main(argv=None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
+    # Returns here are one column per seat; Tianshou warns on every 2-D return summary.
+    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     env = make_env(args.env)

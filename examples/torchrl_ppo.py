@@ -150,7 +150,13 @@ def main(argv=None) -> int:
         value_target=(GROUP, "value_target"),
     )
     optim = torch.optim.Adam(loss.parameters(), lr=args.lr)
-    collector = Collector(env, actor, frames_per_batch=args.frames, total_frames=args.frames * args.iterations)
+    collector = Collector(
+        env,
+        actor,
+        frames_per_batch=args.frames,
+        total_frames=args.frames * args.iterations,
+        auto_register_policy_transforms=False,  # a feed-forward policy: no InitTracker needed
+    )
 
     start = time.perf_counter()
     for it, batch in enumerate(collector, 1):
