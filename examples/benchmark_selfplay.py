@@ -44,8 +44,15 @@ def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
                 break
-    return {"env": f"{name} (bridge)", "games": games, "steps": steps, "seconds": elapsed,
-            "steps_per_s": steps / elapsed, "turns_per_s": turns / elapsed, "steps_per_game": steps / games}
+    return {
+        "env": f"{name} (bridge)",
+        "games": games,
+        "steps": steps,
+        "seconds": elapsed,
+        "steps_per_s": steps / elapsed,
+        "turns_per_s": turns / elapsed,
+        "steps_per_game": steps / games,
+    }
 
 
 def bar_chart(rows: list[dict], path: str, seconds: float) -> None:

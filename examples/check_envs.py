@@ -62,8 +62,10 @@ def run_checks(name: str, cycles: int) -> dict[str, str]:
 
 def format_table(rows: dict[str, dict[str, str]]) -> str:
     cols = ("env", *CHECKS, "seconds")
-    cells = [[name, *(row[c] if row[c] == "ok" or c == "seconds" else "FAIL" for c in cols[1:])]
-             for name, row in rows.items()]
+    cells = [
+        [name, *(row[c] if row[c] == "ok" or c == "seconds" else "FAIL" for c in cols[1:])]
+        for name, row in rows.items()
+    ]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
     lines = [" | ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)), "-+-".join("-" * w for w in widths)]
     lines += [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]

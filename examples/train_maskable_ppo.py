@@ -19,7 +19,8 @@ The 10x10 games are trained, by default, through a turn decomposition (``--decom
 turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
 :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
 Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
-(``--reach-planes``) and :class:`ggpzoo.training.nets.CellPolicy` (``--policy``), with gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
+(``--reach-planes``) and :class:`ggpzoo.training.nets.CellPolicy` (``--policy``), with
+gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
 count wins by the rules, through the wrappers the model was trained with.
 Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
@@ -36,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ggpzoo.tools.arena import wilson
 from ggpzoo.envs import ENVS, load
+from ggpzoo.tools.arena import wilson
 
 # Rewards the learner trains on, per game: dense zero-sum capture deltas where goals grow
 # during play (Skirmish), the win/loss of the rules elsewhere. Any other env: win/loss.
@@ -159,37 +160,69 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--env", required=True, choices=list(ENVS), help="the game")
     p.add_argument("--timesteps", type=int, default=300_000, help="learner steps to train")
     p.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
-    p.add_argument("--reward", choices=REWARD_CHOICES, default=None,
-                   help="training reward; default: delta_zero_sum for Skirmish, winloss elsewhere")
-    p.add_argument("--decompose", choices=("auto", "yes", "no"), default="auto",
-                   help="play each action as cell choices; auto: yes for the 10x10 games")
-    p.add_argument("--shaping", type=float, default=None,
-                   help="weight of the potential-based shaping reward; default: 1 for the 10x10 games, else 0")
-    p.add_argument("--reach-planes", choices=("auto", "yes", "no"), default="auto",
-                   help="add ggpzoo.wrappers.ReachPlanes to the observation; auto: yes for the 10x10 games")
+    p.add_argument(
+        "--reward",
+        choices=REWARD_CHOICES,
+        default=None,
+        help="training reward; default: delta_zero_sum for Skirmish, winloss elsewhere",
+    )
+    p.add_argument(
+        "--decompose",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="play each action as cell choices; auto: yes for the 10x10 games",
+    )
+    p.add_argument(
+        "--shaping",
+        type=float,
+        default=None,
+        help="weight of the potential-based shaping reward; default: 1 for the 10x10 games, else 0",
+    )
+    p.add_argument(
+        "--reach-planes",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="add ggpzoo.wrappers.ReachPlanes to the observation; auto: yes for the 10x10 games",
+    )
     p.add_argument("--n-envs", type=int, default=8, help="parallel games")
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="VecEnv kind")
     p.add_argument("--n-steps", type=int, default=256, help="PPO rollout steps per env")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate")
-    p.add_argument("--gamma", type=float, default=None,
-                   help="discount; default: 0.9 for the 10x10 games (shaped rewards every turn), else 0.995")
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=None,
+        help="discount; default: 0.9 for the 10x10 games (shaped rewards every turn), else 0.995",
+    )
     p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--net-arch", default=None,
-                   help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)")
-    p.add_argument("--policy", choices=("auto", "mlp", "cnn", "cell"), default="auto",
-                   help="mlp: MLPs on the flattened planes; cnn: ggpzoo.training.nets.BoardCNN features; cell: "
-                        "ggpzoo.training.nets.CellPolicy (one logit per cell, needs a decomposition); auto: cell when "
-                        "decomposed, else mlp")
+    p.add_argument(
+        "--net-arch",
+        default=None,
+        help="hidden layer sizes after the features, comma-separated; default: 256,256 (mlp), 256 (cnn)",
+    )
+    p.add_argument(
+        "--policy",
+        choices=("auto", "mlp", "cnn", "cell"),
+        default="auto",
+        help="mlp: MLPs on the flattened planes; cnn: ggpzoo.training.nets.BoardCNN features; cell: "
+        "ggpzoo.training.nets.CellPolicy (one logit per cell, needs a decomposition); auto: cell when "
+        "decomposed, else mlp",
+    )
     p.add_argument("--cnn-channels", type=int, default=32, help="channels of each convolution (cnn, cell)")
     p.add_argument("--cnn-layers", type=int, default=3, help="3x3 convolutions (cnn, cell)")
     p.add_argument("--snapshot-every", type=int, default=25_000, help="steps between frozen snapshots")
     p.add_argument("--pool-size", type=int, default=4, help="snapshots kept in the opponent pool")
-    p.add_argument("--random-weight", type=float, default=2.0,
-                   help="draw weight of random play in the pool (each snapshot weighs 1)")
-    p.add_argument("--greedy-weight", type=float, default=0.0,
-                   help="draw weight of greedy play in the pool (0: not in the pool)")
+    p.add_argument(
+        "--random-weight",
+        type=float,
+        default=2.0,
+        help="draw weight of random play in the pool (each snapshot weighs 1)",
+    )
+    p.add_argument(
+        "--greedy-weight", type=float, default=0.0, help="draw weight of greedy play in the pool (0: not in the pool)"
+    )
     p.add_argument("--eval-every", type=int, default=50_000, help="steps between evaluations")
     p.add_argument("--eval-games", type=int, default=100, help="games per opponent per evaluation")
     p.add_argument("--final-eval-games", type=int, default=400, help="games per opponent at the end")
@@ -198,15 +231,26 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--eval-only", metavar="MODEL", help="evaluate a saved model instead of training")
-    p.add_argument("--tiny", action="store_true",
-                   help="a few hundred steps with tiny settings: checks that everything runs")
+    p.add_argument(
+        "--tiny", action="store_true", help="a few hundred steps with tiny settings: checks that everything runs"
+    )
     args = p.parse_args(argv)
     if args.tiny:
         args.timesteps, args.n_envs, args.n_steps, args.batch_size, args.n_epochs = 256, 2, 64, 64, 1
         args.snapshot_every = args.eval_every = 128
         args.eval_games, args.final_eval_games, args.net_arch = 2, 4, "32"
-    for field in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "eval_every",
-                  "eval_games", "final_eval_games", "threads"):
+    for field in (
+        "timesteps",
+        "n_envs",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "snapshot_every",
+        "eval_every",
+        "eval_games",
+        "final_eval_games",
+        "threads",
+    ):
         if getattr(args, field) < 1:
             p.error(f"--{field.replace('_', '-')} must be at least 1")
     if args.pool_size < 0 or args.random_weight < 0 or args.greedy_weight < 0:
@@ -277,8 +321,19 @@ def main(argv=None) -> int:
             print(args.env, format_eval(evaluate(model, args.env, opp, args.final_eval_games, args.seed + 10**6)))
         return 0
 
-    fns = [functools.partial(make_env, args.env, args.reward, args.random_weight, args.pool_size,
-                             args.greedy_weight, args.decompose, args.shaping, args.reach_planes)] * args.n_envs
+    fns = [
+        functools.partial(
+            make_env,
+            args.env,
+            args.reward,
+            args.random_weight,
+            args.pool_size,
+            args.greedy_weight,
+            args.decompose,
+            args.shaping,
+            args.reach_planes,
+        )
+    ] * args.n_envs
     venv = (SubprocVecEnv if args.vec == "subproc" else DummyVecEnv)(fns)
     venv.seed(args.seed)
     policy_class, policy_kwargs = policy(args)
@@ -298,8 +353,9 @@ def main(argv=None) -> int:
     )
     log_path = out / "eval.csv"
     log = open(log_path, "w", newline="")
-    writer = csv.DictWriter(log, ["timesteps", "minutes", "opponent", "games", "wins", "draws", "losses",
-                                  "win_rate", "ci_low", "ci_high"])
+    writer = csv.DictWriter(
+        log, ["timesteps", "minutes", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
+    )
     writer.writeheader()
     start = time.perf_counter()
 
@@ -335,9 +391,12 @@ def main(argv=None) -> int:
                 return False
             return True
 
-    print(f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, "
-          f"reach planes {args.reach_planes}, gamma {args.gamma}, {args.n_envs} envs ({args.vec}), "
-          f"{args.policy} net {args.net_arch}, {args.timesteps:,} steps", flush=True)
+    print(
+        f"training {args.env}: reward {args.reward}, shaping {args.shaping}, decompose {args.decompose}, "
+        f"reach planes {args.reach_planes}, gamma {args.gamma}, {args.n_envs} envs ({args.vec}), "
+        f"{args.policy} net {args.net_arch}, {args.timesteps:,} steps",
+        flush=True,
+    )
     model.learn(args.timesteps, callback=SelfPlay(), progress_bar=not args.no_progress)
     train_minutes = (time.perf_counter() - start) / 60
     model.save(out / "model.zip")
@@ -355,8 +414,11 @@ def main(argv=None) -> int:
         "args": {k: v for k, v in vars(args).items() if k != "eval_only"},
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    print(f"saved {out / 'model.zip'}; evaluations in {log_path}; "
-          f"{model.num_timesteps:,} steps in {train_minutes:.1f} min of training", flush=True)
+    print(
+        f"saved {out / 'model.zip'}; evaluations in {log_path}; "
+        f"{model.num_timesteps:,} steps in {train_minutes:.1f} min of training",
+        flush=True,
+    )
     log.close()
     venv.close()
     return 0

@@ -1,0 +1,74 @@
+"""Two checkouts of ggpzoo side by side: ``python -m ggpzoo bench``'s rows, interleaved.
+
+Each measurement runs in a fresh subprocess with one checkout on ``PYTHONPATH``; the two
+alternate (old, new, new, old, ...) so that both see the same load on a shared machine,
+and the medians' ratio is printed per env and mode. Make the old checkout with
+``git worktree add /tmp/old <commit>``.
+
+    python benchmarks/compare_revisions.py --old /tmp/old --new . --modes aec,batched --rounds 4 --seconds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+CODE = """
+import json, sys
+from ggpzoo import bench
+name, mode, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+if mode == "aec":
+    row = bench.bench_env(name, seconds)
+elif mode == "batched":
+    row = bench.bench_batched(name, 256, seconds)
+else:
+    row = bench.bench_play(name, seconds)
+print(json.dumps(row["steps_per_s"]))
+"""
+
+
+def steps_per_s(root: str, name: str, mode: str, seconds: float) -> float:
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+    out = subprocess.run(
+        [sys.executable, "-c", CODE, name, mode, str(seconds)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=os.path.abspath(root),
+        check=False,
+    )
+    if out.returncode:
+        raise SystemExit(f"{root}: {name} {mode} failed:\n{out.stderr[-2000:]}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--old", required=True, help="the old checkout's root")
+    p.add_argument("--new", default=".", help="the new checkout's root (default: here)")
+    p.add_argument("--envs", default="amazons_v0,amazons_split_v0,skirmish_v0,skirmish_endgame_v0,mad_bishops_v0")
+    p.add_argument("--modes", default="aec,batched", help="aec (env()), batched (VectorGames, N=256), play")
+    p.add_argument("--rounds", type=int, default=4, help="measurements per checkout (default 4)")
+    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement (default 3)")
+    args = p.parse_args(argv)
+    if args.rounds < 1 or not args.seconds > 0:
+        p.error("--rounds and --seconds must be positive")
+    for mode in args.modes.split(","):
+        for name in args.envs.split(","):
+            runs: dict[str, list[float]] = {"old": [], "new": []}
+            for r in range(args.rounds):
+                for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                    runs[which].append(steps_per_s(getattr(args, which), name, mode, args.seconds))
+            old, new = statistics.median(runs["old"]), statistics.median(runs["new"])
+            print(
+                f"{mode:8} {name:22} old {old:10.0f}  new {new:10.0f} steps/s  new/old {new / old:5.2f}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
