@@ -19,7 +19,7 @@ from helpers import random_states
 from ggpzoo.engine import VectorGames, dispatch
 from ggpzoo.engine.batch import play_games as play
 from ggpzoo.envs import SPECS, load, spec
-from ggpzoo.envs.spec import GameSpec
+from ggpzoo.envs.gamespec import GameSpec
 
 NAMES = list(SPECS)
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "ggpzoo"
@@ -185,7 +185,7 @@ def test_the_engine_imports_only_the_games_and_itself():
         for name in _imports(path):
             assert name.startswith(allowed) and not name.startswith(forbidden), f"{path.name} imports {name}"
     for path in [
-        PACKAGE / "envs" / "spec.py",
+        PACKAGE / "envs" / "gamespec.py",
         *sorted(PACKAGE.glob("envs/*/spec.py")),
         *sorted(PACKAGE.glob("envs/*/kernel.py")),
     ]:

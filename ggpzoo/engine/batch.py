@@ -37,7 +37,7 @@ from ggpzoo.engine.policies import greedy_choice
 from ggpzoo.engine.rng import random_legal as _random_legal
 from ggpzoo.engine.rng import stream
 from ggpzoo.envs import spec as _spec
-from ggpzoo.envs.spec import ROLE, STEP
+from ggpzoo.envs.gamespec import ROLE, STEP
 
 __all__ = ["VectorGames", "StepResult", "play_games", "play"]
 

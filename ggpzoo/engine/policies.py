@@ -12,7 +12,7 @@ from numba import njit
 
 from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
 from ggpzoo.engine.rng import next_random
-from ggpzoo.envs.spec import ROLE
+from ggpzoo.envs.gamespec import ROLE
 
 __all__ = ["greedy_choice", "greedy_action"]
 

@@ -1,6 +1,6 @@
 """The ggpzoo games: their specs (the registry), and the PettingZoo-classic env modules.
 
-``SPECS`` maps each env name to its :class:`~ggpzoo.envs.spec.GameSpec`: registering a game
+``SPECS`` maps each env name to its :class:`~ggpzoo.envs.gamespec.GameSpec`: registering a game
 is one line in the tuple below. ``spec(name)`` looks one up without importing PettingZoo;
 ``from ggpzoo.envs import amazons_v0`` gives the env module (``env()``, ``raw_env``), and
 :mod:`ggpzoo` registers every entry with PettingZoo's registry as ``ggpzoo/<game>-v<N>``.
@@ -9,9 +9,9 @@ is one line in the tuple below. ``spec(name)`` looks one up without importing Pe
 import importlib
 
 from ggpzoo.envs.amazons.spec import AMAZONS, AMAZONS_SPLIT
+from ggpzoo.envs.gamespec import GameSpec
 from ggpzoo.envs.mad_bishops.spec import MAD_BISHOPS
 from ggpzoo.envs.skirmish.spec import SKIRMISH, SKIRMISH_ENDGAME
-from ggpzoo.envs.spec import GameSpec
 
 __all__ = ["SPECS", "ENVS", "GameSpec", "spec", "load", "registry_id"]
 

@@ -67,8 +67,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ggpzoo.envs import render as _render
+from ggpzoo.envs.gamespec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError, read_cells
-from ggpzoo.envs.spec import AGENTS, ROLE, STEP, VARIANT, GameSpec
 from ggpzoo.envs.state_check import checked_state
 
 __all__ = [
@@ -164,7 +164,7 @@ class Outcome(NamedTuple):
 class GGPEnv(AECEnv, EzPickle):
     """AEC environment over a ggpzoo rules kernel.
 
-    Subclasses set ``game_spec`` (a :class:`~ggpzoo.envs.spec.GameSpec`): the kernel,
+    Subclasses set ``game_spec`` (a :class:`~ggpzoo.envs.gamespec.GameSpec`): the kernel,
     variant, spaces, pieces and ``metadata`` all come from it. They may extend
     :meth:`_info`, implement :meth:`_why_illegal`, and override
     :meth:`decode_action`/:meth:`encode_action` when actions are not the from/to pairs

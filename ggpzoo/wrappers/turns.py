@@ -37,7 +37,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ggpzoo.envs.base import cell_str, integer_id
-from ggpzoo.envs.spec import MOVE_DECOMPOSITION
+from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
 __all__ = ["TurnDecomposition", "MoveDecomposition"]

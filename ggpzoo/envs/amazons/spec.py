@@ -1,9 +1,9 @@
-"""The specs of ``amazons_v0`` and ``amazons_split_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+"""The specs of ``amazons_v0`` and ``amazons_split_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
-from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
+from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["AMAZONS", "AMAZONS_SPLIT", "mobility_balance"]
 

@@ -1,11 +1,11 @@
-"""The spec of ``mad_bishops_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+"""The spec of ``mad_bishops_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 from ggpzoo.envs.mad_bishops import kernel as K
-from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["MAD_BISHOPS", "material_balance"]
 

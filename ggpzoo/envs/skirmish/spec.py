@@ -1,11 +1,11 @@
-"""The specs of ``skirmish_v0`` and ``skirmish_endgame_v0`` (see :class:`ggpzoo.envs.spec.GameSpec`)."""
+"""The specs of ``skirmish_v0`` and ``skirmish_endgame_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 from ggpzoo.envs.skirmish import kernel as K
-from ggpzoo.envs.spec import MOVE_DECOMPOSITION, GameSpec
 
 __all__ = ["SKIRMISH", "SKIRMISH_ENDGAME"]
 
