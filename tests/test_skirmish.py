@@ -503,11 +503,11 @@ def test_white_pawns_facing_holes_have_no_move_so_the_game_is_over():
     assert K.is_terminal(board, aux)
 
 
-def test_a_rook_whose_only_move_lands_on_a_hole_keeps_the_game_going():
-    # As above, plus a white rook (7,3) whose only step is onto the hole (6,3): its other
-    # neighbours are its own pawns (8,3), (7,4), (7,2), all blocked. The sheet counts that
-    # step, so black moves; then white, in control with no legal action, ends it ("Common").
-    drawing = """
+# As PAWNS_FACING_HOLES, plus one white piece whose only move lands on a hole: a rook (7,3)
+# whose other neighbours are its own blocked pawns (8,3), (7,4), (7,2); a knight (4,1) whose
+# other jumps land on its own blocked pawns (2,2), (5,3), (6,2).
+ONLY_MOVE_ONTO_A_HOLE = {
+    "rook": """
         . . . . . . n .
         . . p . . . k .
         . . # . . # . .
@@ -516,19 +516,8 @@ def test_a_rook_whose_only_move_lands_on_a_hole_keeps_the_game_going():
         . . # . . # R P
         . . . . . P P .
         . . . . . . . .
-        """
-    board, aux = K.from_string(drawing, role=1)
-    assert legal(board, aux_with_role(aux, 0)) == []
-    assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
-    assert not K.is_terminal(board, aux)
-    play(board, aux, mv(7, 7, 8, 7))
-    assert legal(board, aux) == [] and K.is_terminal(board, aux)
-
-
-def test_a_knight_whose_only_jump_lands_on_a_hole_keeps_the_game_going():
-    # The knight (4,1) jumps to its own pawns (2,2), (5,3), (6,2) or onto the hole (3,3);
-    # every white pawn is blocked.
-    drawing = """
+        """,
+    "knight": """
         . . . . . . n .
         . . p . . . k .
         . . # . . # . .
@@ -537,8 +526,15 @@ def test_a_knight_whose_only_jump_lands_on_a_hole_keeps_the_game_going():
         . p # . P # . .
         . P . . . P . .
         . . . N . . . .
-        """
-    board, aux = K.from_string(drawing, role=1)
+        """,
+}
+
+
+@pytest.mark.parametrize("piece", list(ONLY_MOVE_ONTO_A_HOLE))
+def test_a_piece_whose_only_move_lands_on_a_hole_keeps_the_game_going(piece):
+    # The sheet counts the step or jump onto the hole, so black moves; then white, in control
+    # with no legal action, ends the game ("Common").
+    board, aux = K.from_string(ONLY_MOVE_ONTO_A_HOLE[piece], role=1)
     assert legal(board, aux_with_role(aux, 0)) == []
     assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
     assert not K.is_terminal(board, aux)
