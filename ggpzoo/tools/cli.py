@@ -43,21 +43,22 @@ MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 2
 MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
 
 
-def _positive_int(text: str) -> int:
+def _whole(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not positive")
     return value
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole(text)
     if not 0 <= value < 2**63:
         raise argparse.ArgumentTypeError(f"{text} is not a seed in 0..2**63 - 1")
     return value
