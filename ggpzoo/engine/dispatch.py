@@ -3,7 +3,9 @@
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
 ``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel protocol of
-:mod:`ggpzoo.envs.base`; ``game`` is the id of a spec's kernel, :func:`kernel_id`. Each is one numba function
+:mod:`ggpzoo.envs.base`, and the training aids the kernels hold (``potential``,
+``reach_planes``, ``stage_board``: no rules, but one copy of each, shared by the AEC
+wrappers and the batched self-play env); ``game`` is the id of a spec's kernel, :func:`kernel_id`. Each is one numba function
 with one explicit branch per kernel, every kernel a constant, so that it is compiled once
 and cached (kernels passed as arguments or captured in closures are recompiled in every
 process, and numba's cache only notices changes to this file: hence the explicit list). An
@@ -33,6 +35,9 @@ __all__ = [
     "goals",
     "observe",
     "check_state",
+    "potential",
+    "reach_planes",
+    "stage_board",
 ]
 
 # The kernel families, by id: the branches below follow this order.
@@ -128,3 +133,36 @@ def check_state(game, board, aux):
     if game == 2:
         return skirmish.check_state(board, aux)
     raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def potential(game, board, aux):
+    """White's shaping potential in [-1, 1] (the spec's ``potential``); ValueError for a
+    kernel without one."""
+    if game == 0:
+        return amazons.mobility_balance(board, aux)
+    if game == 1:
+        return mad_bishops.material_balance(board, aux)
+    raise ValueError("this kernel has no potential")
+
+
+@njit(cache=True)
+def reach_planes(game, board, role, out):
+    """The two reach planes of ``role``'s view into ``out`` (H, W, 2) (the spec's
+    ``reach_planes``); ValueError for a kernel without them."""
+    if game == 0:
+        amazons.reach_planes(board, role, out)
+    elif game == 1:
+        mad_bishops.reach_planes(board, role, out)
+    else:
+        raise ValueError("this kernel has no reach planes")
+
+
+@njit(cache=True)
+def stage_board(game, board, chosen, stage, out):
+    """The board a turn decomposition shows after ``stage`` of a turn's cells ``chosen``:
+    Amazons' arrow stage shows the queen on its destination; everything else the board."""
+    if game == 0:
+        amazons.stage_board(board, chosen, stage, out)
+    else:
+        out[:] = board

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from pettingzoo import AECEnv
 
+from ggpzoo.engine.rewards import REWARD_KINDS, goal_reward
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
 
 __all__ = ["GoalRewardWrapper", "WinLossReward", "GoalReward", "GoalDeltaReward", "REWARDS", "reward_wrapper"]
@@ -97,6 +98,17 @@ class GoalRewardWrapper(RewardAccounting):
             rewards = {a: rewards.get(a, 0.0) + env.rewards.get(a, 0.0) for a in env.agents}
         self._pay(agent, rewards)
 
+    def _kind_rewards(self, kind: int, before, after, ended) -> dict[str, float]:
+        """Each agent's :func:`ggpzoo.engine.rewards.goal_reward` of reward kind ``kind`` (the
+        rule the batched self-play env applies too)."""
+        rewards = {}
+        for a, g in after.items():
+            o = self._other(a)
+            opp_after = after.get(o, 0)
+            opp_before = before.get(o, opp_after)
+            rewards[a] = float(goal_reward(kind, int(before.get(a, g)), int(opp_before), int(g), int(opp_after), bool(ended)))
+        return rewards
+
     def _other(self, agent: str) -> str:
         a, b = self.env.possible_agents
         return b if agent == a else a
@@ -116,9 +128,7 @@ class WinLossReward(GoalRewardWrapper):
     """
 
     def goal_rewards(self, before, after, ended):
-        if not ended:
-            return {}
-        return {a: float((g > after[self._other(a)]) - (g < after[self._other(a)])) for a, g in after.items()}
+        return self._kind_rewards(REWARD_KINDS["winloss"], before, after, ended) if ended else {}
 
 
 class GoalReward(GoalRewardWrapper):
@@ -129,9 +139,7 @@ class GoalReward(GoalRewardWrapper):
     """
 
     def goal_rewards(self, before, after, ended):
-        if not ended:
-            return {}
-        return {a: g / 100 for a, g in after.items()}
+        return self._kind_rewards(REWARD_KINDS["goal"], before, after, ended) if ended else {}
 
 
 class GoalDeltaReward(GoalRewardWrapper):
@@ -155,10 +163,7 @@ class GoalDeltaReward(GoalRewardWrapper):
         self.zero_sum = zero_sum
 
     def goal_rewards(self, before, after, ended):
-        delta = {a: after[a] - before.get(a, after[a]) for a in after}
-        if self.zero_sum:
-            return {a: (d - delta.get(self._other(a), 0)) / 100 for a, d in delta.items()}
-        return {a: d / 100 for a, d in delta.items()}
+        return self._kind_rewards(REWARD_KINDS["delta_zero_sum" if self.zero_sum else "delta"], before, after, ended)
 
 
 REWARDS = {

@@ -36,6 +36,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from ggpzoo.engine.turns import forced_choices, from_to_cells, stage_mask
 from ggpzoo.envs.base import cell_str, integer_id
 from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument, RewardAccounting
@@ -142,9 +143,17 @@ class TurnDecomposition(RewardAccounting):
             keep &= parts[:, i] == c
         return keep
 
+    def _chosen_array(self) -> np.ndarray:
+        chosen = np.zeros(len(self.STAGES), np.int32)
+        chosen[: self.stage] = self._chosen
+        return chosen
+
     def _stage_mask(self) -> np.ndarray:
+        """The cells open now (:func:`ggpzoo.engine.turns.stage_mask`, the batched env's rule too)."""
+        parts = np.ascontiguousarray(self._turns()[1], np.int32)
+        rows = np.arange(len(parts), dtype=np.int32)
         mask = np.zeros(self.cells, np.int8)
-        mask[self._turns()[1][self._agreeing(), self.stage]] = 1
+        stage_mask(parts, rows, len(rows), self._chosen_array(), self.stage, mask)
         return mask
 
     def _live(self, agent) -> bool:
@@ -158,11 +167,11 @@ class TurnDecomposition(RewardAccounting):
     def _new_turn(self) -> None:
         self._clear_turn()
         if self.skip_forced and self._live(self.env.agent_selection):
-            while self.stage < len(self.STAGES) - 1:
-                options = np.flatnonzero(self._stage_mask())
-                if len(options) != 1:
-                    break
-                self._chosen.append(int(options[0]))
+            parts = np.ascontiguousarray(self._turns()[1], np.int32)
+            rows = np.arange(len(parts), dtype=np.int32)
+            chosen = self._chosen_array()
+            stage = forced_choices(parts, rows, len(rows), chosen, 0, len(self.STAGES))
+            self._chosen = [int(c) for c in chosen[:stage]]
 
     # ------------------------------------------------------------------ AEC API
     def _begin(self, rewards=None) -> None:
@@ -278,7 +287,7 @@ class MoveDecomposition(TurnDecomposition):
         return self._chosen[0] if self.stage > 0 else None
 
     def _split(self, ids):
-        return np.stack([ids // self.cells, ids % self.cells], axis=1)
+        return from_to_cells(self.cells * self.cells, self.cells)[ids] if len(ids) else np.zeros((0, 2), np.int32)
 
     def _why_not(self, agent, stage):
         w = self.env.observation_space(agent)["observation"].shape[1]

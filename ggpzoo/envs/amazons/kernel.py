@@ -232,6 +232,29 @@ def mobility(board):
 
 
 @njit(cache=True)
+def mobility_balance(board, aux):
+    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` (:func:`mobility`), in [-1, 1]: the
+    side that runs out of moves loses. Not a rule: the potential of
+    :class:`ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
+    white, black = mobility(board)
+    total = white + black
+    return 0.0 if total == 0 else (white - black) / total
+
+
+@njit(cache=True)
+def stage_board(board, chosen, stage, out):
+    """The board a turn decomposition shows after ``stage`` of an amazons_v0 turn's cells
+    ``chosen`` (queen, destination, arrow): at the arrow stage (2) the queen stands on its
+    destination, not yet firing; before it, the board as it is. Not a rule: the view of
+    :class:`~ggpzoo.envs.amazons.turns.AmazonsTurnDecomposition` and of the batched
+    self-play env."""
+    out[:] = board
+    if stage == 2:
+        out[chosen[1]] = board[chosen[0]]
+        out[chosen[0]] = EMPTY
+
+
+@njit(cache=True)
 def reach_planes(board, role, out):
     """``out[y, x, 0]`` = 1 where a queen of ``role`` reaches the empty cell (x, y) in one
     queen move, ``out[y, x, 1]`` the same for the other role; 0 elsewhere. Not a rule: the

@@ -8,13 +8,7 @@ from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 __all__ = ["AMAZONS", "AMAZONS_SPLIT", "mobility_balance"]
 
 
-def mobility_balance(board, aux) -> float:
-    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` in an Amazons state (either variant),
-    where ``M`` counts a side's queen moves (:func:`kernel.mobility`): the side that runs out
-    of moves loses."""
-    white, black = K.mobility(board)
-    total = white + black
-    return 0.0 if total == 0 else (white - black) / total
+mobility_balance = K.mobility_balance  # the potential (white's view), in the kernel
 
 
 AMAZONS = GameSpec(

@@ -17,6 +17,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from ggpzoo.engine.turns import action_cells
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.base import cell_str
 from ggpzoo.wrappers.accounting import InvalidWrapperArgument
@@ -91,9 +92,9 @@ class AmazonsTurnDecomposition(TurnDecomposition):
     def _moved(self) -> tuple[np.ndarray, np.ndarray]:
         """The state ``(board, aux)`` with the chosen queen on its destination (no arrow yet)."""
         board, aux = self.env.unwrapped.get_state()
-        queen, destination = self._chosen
-        board[destination], board[queen] = board[queen], K.EMPTY
-        return board, aux
+        view = np.empty_like(board)
+        K.stage_board(board, self._chosen_array(), self.stage, view)  # the batched env's view too
+        return view, aux
 
     def _begin(self, rewards=None) -> None:
         self._paid = {}
@@ -141,7 +142,7 @@ class AmazonsTurnDecomposition(TurnDecomposition):
         return int(src), int(dst), int(arrow)
 
     def _split(self, ids):
-        return K.DECODE[ids].astype(np.int64)
+        return action_cells("amazons_v0")[ids]
 
     def _why_not(self, agent, stage):
         if stage == 0:

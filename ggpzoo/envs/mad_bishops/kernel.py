@@ -213,6 +213,22 @@ def goals(board, aux):
 
 # ----------------------------------------------------------------------------- reach (no rule)
 @njit(cache=True)
+def material_balance(board, aux):
+    """White's material balance ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board, in
+    [-1, 1]: the side that loses its last piece loses. Not a rule: the potential of
+    :class:`ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
+    white = 0
+    black = 0
+    for c in range(N):
+        if board[c] == WHITE:
+            white += 1
+        elif board[c] == BLACK:
+            black += 1
+    total = white + black
+    return 0.0 if total == 0 else (white - black) / total
+
+
+@njit(cache=True)
 def reach_planes(board, role, out):
     """``out[y, x, 0]`` = 1 on every cell a piece of ``role`` covers: the empty cells along
     its diagonals up to the first occupied one, and that one, whoever holds it (an opposing

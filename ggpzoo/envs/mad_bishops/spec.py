@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 from ggpzoo.envs.mad_bishops import kernel as K
@@ -10,13 +9,7 @@ from ggpzoo.envs.mad_bishops import kernel as K
 __all__ = ["MAD_BISHOPS", "material_balance"]
 
 
-def material_balance(board, aux) -> float:
-    """White's material balance ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board: the
-    side that loses its last piece loses."""
-    white = int(np.count_nonzero(board == K.WHITE))
-    black = int(np.count_nonzero(board == K.BLACK))
-    total = white + black
-    return 0.0 if total == 0 else (white - black) / total
+material_balance = K.material_balance  # the potential (white's view), in the kernel
 
 
 MAD_BISHOPS = GameSpec(
