@@ -360,9 +360,10 @@ def evaluate(
     while not done.all():
         actions = player.act_batch(obs, masks)
         obs, _, ended, info = env.step(actions)
-        new = ended & ~done
-        outcome[new] = info["outcome"][new]
-        done |= ended
+        if ended.any():
+            new = ended & ~done
+            outcome[new] = info["outcome"][new]
+            done |= ended
         masks = env.action_masks()
     wins, draws = int((outcome > 0).sum()), int((outcome == 0).sum())
     lo, hi = wilson(wins, games)
