@@ -1,18 +1,28 @@
 """Self-play training of a ggpzoo game with sb3-contrib's MaskablePPO.
 
-The learner plays through :class:`ggpzoo.training.single_agent.SingleAgentEnv` (both sides, in
-turn) against a pool of random play and frozen snapshots of itself, taken every
-``--snapshot-every`` steps (and greedy play, with ``--greedy-weight``). Every
-``--eval-every`` steps it plays ``--eval-games`` games against random and greedy
-opponents (half as white, half as black, its most likely actions) and prints the win
-rate with a 95% Wilson interval. The model is saved to
-``OUT/ENV/model.zip`` (and as plain weights, ``OUT/ENV/policy.json`` and ``policy.pt``,
-which load without running pickle), the evaluations to ``OUT/ENV/eval.csv``.
+By default (``--path batched``) the learner trains on the batched self-play env
+(:class:`ggpzoo.training.selfplay.SelfPlayVecEnv`, through :func:`ggpzoo.training.train.train`,
+the same as ``python -m ggpzoo train``): the game's recipe (its spec's ``recipe``; the flags
+below override it), N games in arrays, random and greedy opponents played inside numba
+and frozen snapshots of the learner in one batched forward pass, random openings,
+batched evaluations every ``--eval-minutes`` against random and greedy play (win rates
+with 95% Wilson intervals), checkpoints, and ``--resume``.
 
-    python examples/train_maskable_ppo.py --env skirmish_v0 --timesteps 300000
-    python examples/train_maskable_ppo.py --env amazons_v0 --max-minutes 30
+With ``--path aec`` it trains through :class:`ggpzoo.training.single_agent.SingleAgentEnv`
+(one AEC game per VecEnv slot, the opponent's moves one game at a time): the PettingZoo
+path, kept for users who wrap their own AEC envs. There the pool holds random play,
+frozen snapshots (every ``--snapshot-every`` steps) and greedy play with
+``--greedy-weight``, and evaluations come every ``--eval-every`` steps.
+
+The model is saved to ``OUT/ENV/model.zip`` (and as plain weights, ``OUT/ENV/policy.json``
+and ``policy.pt``, which load without running pickle), the evaluations to
+``OUT/ENV/eval.csv``.
+
+    python examples/train_maskable_ppo.py --env skirmish_v0 --max-minutes 30
+    python examples/train_maskable_ppo.py --env skirmish_v0 --max-minutes 30 --resume
+    python examples/train_maskable_ppo.py --env amazons_v0 --path aec --timesteps 300000
     python examples/train_maskable_ppo.py --env mad_bishops_v0 \
-        --eval-only models/mad_bishops_v0/model.zip
+        --eval-only runs/mad_bishops_v0/model.zip
 
 The 10x10 games are trained, by default, through a turn decomposition (``--decompose``):
 :class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per amazons_v0
@@ -20,9 +30,8 @@ turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), 
 :class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
 Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
 (``--reach-planes``) and :class:`ggpzoo.training.nets.CellPolicy` (``--policy``), with
-gamma 0.9. The Skirmish games train on their own actions with an MLP. Evaluations always
-count wins by the rules, through the wrappers the model was trained with.
-Needs the ``train`` extra: ``pip install -e ".[train]"``.
+gamma 0.9. Evaluations always count wins by the rules, through the view the model was
+trained with. Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
 
 from __future__ import annotations
@@ -158,8 +167,20 @@ def parse_args(argv=None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--env", required=True, choices=list(ENVS), help="the game")
-    p.add_argument("--timesteps", type=int, default=300_000, help="learner steps to train")
-    p.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
+    p.add_argument(
+        "--path",
+        choices=("batched", "aec"),
+        default="batched",
+        help="batched: the batched self-play env (ggpzoo.training.train); aec: SingleAgentEnv per game",
+    )
+    p.add_argument(
+        "--timesteps", type=int, default=None, help="learner steps to train (default: 300000 on the aec path)"
+    )
+    p.add_argument(
+        "--max-minutes", type=float, default=None, help="stop training after this time (default 30 on the batched path)"
+    )
+    p.add_argument("--eval-minutes", type=float, default=3.0, help="batched path: minutes between evaluations")
+    p.add_argument("--resume", action="store_true", help="batched path: go on from OUT/ENV/checkpoint.zip")
     p.add_argument(
         "--reward",
         choices=REWARD_CHOICES,
@@ -235,12 +256,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--tiny", action="store_true", help="a few hundred steps with tiny settings: checks that everything runs"
     )
     args = p.parse_args(argv)
+    args.given = {k: v for k, v in vars(args).items() if v != p.get_default(k)}  # what the user set
+    if args.timesteps is None and args.path == "aec":
+        args.timesteps = 300_000
     if args.tiny:
-        args.timesteps, args.n_envs, args.n_steps, args.batch_size, args.n_epochs = 256, 2, 64, 64, 1
+        args.timesteps = args.timesteps if "timesteps" in args.given else 256
+        args.n_envs, args.n_steps, args.batch_size, args.n_epochs = 2, 64, 64, 1
         args.snapshot_every = args.eval_every = 128
         args.eval_games, args.final_eval_games, args.net_arch = 2, 4, "32"
     for field in (
-        "timesteps",
+        *(("timesteps",) if args.timesteps is not None else ()),
         "n_envs",
         "n_steps",
         "batch_size",
@@ -302,8 +327,68 @@ def policy(args: argparse.Namespace) -> tuple[object, dict]:
     return "MlpPolicy", kwargs
 
 
+# Flags of this script and the recipe keys (ggpzoo.training.train.DEFAULT_RECIPE) they set.
+RECIPE_FLAGS = {
+    "reward": "reward",
+    "decompose": "decompose",
+    "shaping": "shaping",
+    "reach_planes": "reach_planes",
+    "policy": "policy",
+    "net_arch": "net_arch",
+    "cnn_channels": "cnn_channels",
+    "cnn_layers": "cnn_layers",
+    "n_envs": "n_envs",
+    "n_steps": "n_steps",
+    "batch_size": "batch_size",
+    "n_epochs": "n_epochs",
+    "lr": "learning_rate",
+    "gamma": "gamma",
+    "ent_coef": "ent_coef",
+    "snapshot_every": "snapshot_every",
+    "pool_size": "snapshots",
+}
+
+
+def train_batched(args: argparse.Namespace) -> int:
+    """The batched path: :func:`ggpzoo.training.train.train` with the game's recipe, and the
+    flags given on the command line (or by ``--tiny``) as overrides."""
+    from ggpzoo.training.train import train
+
+    given = set(args.given) | ({"n_envs", "n_steps", "batch_size", "n_epochs", "net_arch"} if args.tiny else set())
+    overrides = {key: getattr(args, flag) for flag, key in RECIPE_FLAGS.items() if flag in given}
+    if overrides.get("policy") == "cnn":
+        raise SystemExit("--policy cnn runs on the aec path only (the batched recipes use mlp or cell)")
+    if {"random_weight", "greedy_weight"} & given:
+        overrides["opponents"] = {"random": args.random_weight or 1e-9}
+        if args.greedy_weight:
+            overrides["opponents"]["greedy"] = args.greedy_weight
+    minutes = args.max_minutes if args.max_minutes is not None else (0.5 if args.tiny else 30.0)
+    summary = train(
+        args.env,
+        out=args.out,
+        minutes=minutes,
+        timesteps=args.timesteps,
+        seed=args.seed,
+        resume=args.resume,
+        eval_every=(0.05 if args.tiny else args.eval_minutes),
+        eval_games=args.eval_games,
+        final_eval_games=args.final_eval_games,
+        threads=args.threads,
+        progress=not args.no_progress,
+        **overrides,
+    )
+    print(
+        f"saved {Path(args.out) / args.env / 'model.zip'}; evaluations in {Path(args.out) / args.env / 'eval.csv'}; "
+        f"{summary['timesteps']:,} steps in {summary['train_minutes']:.1f} min of training",
+        flush=True,
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.path == "batched" and not args.eval_only:
+        return train_batched(args)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback

@@ -32,7 +32,7 @@ def test_help(name):
 @pytest.mark.parametrize("env", ["skirmish_endgame_v0", "amazons_v0", "mad_bishops_v0"])
 def test_train_tiny_run(env, tmp_path, capsys):
     train = _load("train_maskable_ppo")
-    assert train.main(["--env", env, "--tiny", "--no-progress", "--out", str(tmp_path)]) == 0
+    assert train.main(["--env", env, "--path", "aec", "--tiny", "--no-progress", "--out", str(tmp_path)]) == 0
     out = tmp_path / env
     printed = capsys.readouterr().out
     assert "vs random" in printed and "vs greedy" in printed
@@ -58,11 +58,40 @@ def test_train_tiny_run(env, tmp_path, capsys):
     assert capsys.readouterr().out.count("of 2)") == 2
 
 
+@pytest.mark.parametrize("env", ["skirmish_v0", "amazons_v0"])
+def test_train_batched_tiny_run_and_resume(env, tmp_path, capsys):
+    """The default path: the batched self-play env with the game's recipe, evaluations in
+    batches, a checkpoint, and --resume going on from it."""
+    train = _load("train_maskable_ppo")
+    argv = ["--env", env, "--tiny", "--no-progress", "--eval-games", "4", "--out", str(tmp_path)]
+    assert train.main(argv) == 0
+    out = tmp_path / env
+    rows = list(csv.DictReader(open(out / "eval.csv")))
+    assert len(rows) >= 2 and {r["opponent"] for r in rows} == {"random", "greedy"}
+    for r in rows:
+        assert int(r["wins"]) + int(r["draws"]) + int(r["losses"]) == int(r["games"])
+    summary = json.loads((out / "summary.json").read_text())
+    from ggpzoo.envs import spec
+
+    assert summary["recipe"]["decompose"] is True and summary["recipe"]["n_envs"] == 2
+    assert summary["recipe"]["reach_planes"] is spec(env).recipe["reach_planes"]
+    state = json.loads((out / "checkpoint.json").read_text())
+    first = state["timesteps"]
+    assert first == summary["timesteps"] >= 256 and (out / "policy.json").exists()
+    # --resume: the clock and the steps go on from the checkpoint
+    assert train.main(argv + ["--resume", "--timesteps", str(first + 256)]) == 0
+    again = json.loads((out / "checkpoint.json").read_text())
+    assert again["timesteps"] >= first + 256 and again["train_seconds"] >= state["train_seconds"]
+    assert len(list(csv.DictReader(open(out / "eval.csv")))) > len(rows)
+
+
 def test_train_subproc_tiny_run_with_snapshots(tmp_path, capsys):
     train = _load("train_maskable_ppo")
     args = [
         "--env",
         "skirmish_endgame_v0",
+        "--path",
+        "aec",
         "--tiny",
         "--no-progress",
         "--vec",
@@ -96,6 +125,8 @@ def test_train_cell_policy_tiny_run(tmp_path, capsys):
     argv = [
         "--env",
         "mad_bishops_v0",
+        "--path",
+        "aec",
         "--tiny",
         "--no-progress",
         "--policy",
@@ -134,6 +165,8 @@ def test_train_cnn_tiny_run(tmp_path, capsys):
     argv = [
         "--env",
         "amazons_split_v0",
+        "--path",
+        "aec",
         "--tiny",
         "--no-progress",
         "--policy",

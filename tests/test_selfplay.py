@@ -42,7 +42,7 @@ VIEWS = [
     ("mad_bishops_v0", dict(reward="winloss", shaping=1.0, decompose=True, reach_planes=True)),
     ("mad_bishops_v0", dict(reward="delta_zero_sum")),
     ("skirmish_v0", dict(reward="delta_zero_sum")),
-    ("skirmish_v0", dict(reward="delta", decompose=True)),
+    ("skirmish_v0", dict(reward="delta", decompose=True, reach_planes=True)),
     ("skirmish_endgame_v0", dict(reward="delta_zero_sum", decompose=True)),
     ("skirmish_endgame_v0", dict(reward="winloss")),
 ]
@@ -176,7 +176,6 @@ def test_illegal_action_raises_and_changes_nothing():
     [
         (dict(reward="points"), "unknown reward"),
         (dict(shaping=1.0), "no potential"),
-        (dict(reach_planes=True), "no reach planes"),
         (dict(opening_plies=-1), "opening_plies"),
         (dict(shaping=float("nan")), "shaping"),
     ],

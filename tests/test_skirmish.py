@@ -709,6 +709,63 @@ def test_observation_planes(variant):
     assert obs.min() >= 0 and obs.max() <= 1
 
 
+def ref_cover(pieces, role, variant):
+    """The cells (x, y) where a piece of ``role`` could capture an opposing piece, from the
+    reference's moves: put an opposing piece on each cell that is no hole (in place of what
+    stands there) and ask whether some piece of ``role`` captures it."""
+    covered = set()
+    for x in range(1, 9):
+        for y in range(1, 9):
+            if (x, y) in REF_HOLES:
+                continue
+            trial = dict(pieces)
+            trial[(x, y)] = (1 - role, "P")
+            if any((x2, y2) == (x, y) for (_, _, x2, y2) in ref_moves(trial, role, variant)):
+                covered.add((x, y))
+    return covered
+
+
+@pytest.mark.parametrize("variant", [SK, EG])
+def test_reach_planes_are_the_cells_each_side_could_capture_on(variant):
+    """The planes of ggpzoo.wrappers.ReachPlanes (and of the batched self-play env) against
+    the reference, for both viewers, in positions from random games."""
+    from helpers import random_positions
+
+    name = "skirmish_v0" if variant == SK else "skirmish_endgame_v0"
+    out = np.zeros((8, 8, 2), np.float32)
+    for board, aux in random_positions(name, 25, seed=variant + 11, max_depth=50):
+        pieces = ref_position(board)
+        for viewer in (0, 1):
+            K.reach_planes(board, viewer, out)
+            for plane, role in ((0, viewer), (1, 1 - viewer)):
+                ys, xs = np.nonzero(out[:, :, plane])
+                assert {(x + 1, y + 1) for x, y in zip(xs.tolist(), ys.tolist())} == ref_cover(pieces, role, variant)
+
+
+def test_reach_planes_in_a_drawn_position():
+    board, aux = K.from_string(
+        """
+        . . . . . . . k
+        . . p . . . n .
+        . . # . . # . .
+        . . . . . . . .
+        . . . Q . . . .
+        . . # . . # . .
+        . . . . . . . .
+        B . R . . . . .
+        """
+    )
+    out = np.zeros((8, 8, 2), np.float32)
+    K.reach_planes(board, 0, out)
+    white = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 0]))}
+    assert (2, 2) in white and (3, 3) not in white  # the bishop's diagonal stops at the hole
+    assert (1, 1) in white  # the rook defends the bishop: own pieces are covered
+    assert (3, 2) in white and (3, 7) not in white  # the hole (3,3) shields the pawn from the rook
+    black = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 1]))}
+    assert {(2, 6), (4, 6)} <= black  # the black pawn on (3,7) covers its forward diagonals
+    assert (5, 6) in black and (6, 6) not in black  # the knight (7,7); never a hole
+
+
 def test_render():
     e = skirmish_v0.env(render_mode="ansi")
     e.reset()

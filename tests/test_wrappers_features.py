@@ -1,10 +1,11 @@
-"""ReachPlanes: Amazons observations plus the cells each side's queens reach in one queen move."""
+"""ReachPlanes: the board planes plus the cells each side's pieces reach (Amazons: queen
+moves; Mad Bishops and Skirmish: the cells each side covers)."""
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0, skirmish_v0
+from ggpzoo.envs import amazons_split_v0, amazons_v0, load, mad_bishops_v0
 from ggpzoo.envs.amazons import kernel as AK
 from ggpzoo.training.single_agent import SingleAgentEnv
 from ggpzoo.wrappers import AmazonsTurnDecomposition, InvalidWrapperArgument, MoveDecomposition, ReachPlanes
@@ -131,8 +132,10 @@ def test_single_agent_env_with_reach_planes():
 
 
 def test_bad_arguments():
-    with pytest.raises(InvalidWrapperArgument, match="ReachPlanes has planes for .*; got the env 'skirmish_v0'"):
-        ReachPlanes(skirmish_v0.env())
+    from pettingzoo.classic import tictactoe_v3
+
+    with pytest.raises(InvalidWrapperArgument, match="ReachPlanes has planes for .*; got the env 'tictactoe_v3'"):
+        ReachPlanes(tictactoe_v3.env())
     with pytest.raises(InvalidWrapperArgument, match="inside a turn decomposition"):
         ReachPlanes(AmazonsTurnDecomposition(amazons_v0.env()))
     with pytest.raises(InvalidWrapperArgument, match="AEC env"):

@@ -154,8 +154,10 @@ def reach_planes(game, board, role, out):
         amazons.reach_planes(board, role, out)
     elif game == 1:
         mad_bishops.reach_planes(board, role, out)
+    elif game == 2:
+        skirmish.reach_planes(board, role, out)
     else:
-        raise ValueError("this kernel has no reach planes")
+        raise ValueError("unknown kernel id")
 
 
 @njit(cache=True)

@@ -59,6 +59,9 @@ class GameSpec:
             shaping; None if the game has none.
         reach_planes: ``fn(board, role, out)`` filling two extra planes (the cells each
             side reaches); None if the game has none.
+        recipe: the game's training recipe, what differs from the defaults of
+            :data:`ggpzoo.training.train.DEFAULT_RECIPE` (reward, shaping, decomposition,
+            network, discount...): what ``python -m ggpzoo train`` and ``bench --train`` use.
         references: other implementations of the same or a similar game, for the
             benchmark (:mod:`ggpzoo.tools.bench`): ``"openspiel"`` an OpenSpiel game timed through
             ``rl_environment`` and ``"pyspiel"`` one timed through its C++ state API, each
@@ -81,10 +84,12 @@ class GameSpec:
     decompose_by_default: bool = False
     potential: Callable[[np.ndarray, np.ndarray], float] | None = None
     reach_planes: Callable | None = None
+    recipe: Mapping[str, object] = field(default_factory=dict)
     references: Mapping[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
+        object.__setattr__(self, "recipe", MappingProxyType(dict(self.recipe)))
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"

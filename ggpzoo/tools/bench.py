@@ -250,7 +250,9 @@ MAX_BATCHED = 1 << 16  # games at once: amazons_v0 keeps 20 kB of legal ids per 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ggpzoo.tools.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", default="all", help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}")
-    parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds per env (default 5)")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="timed seconds per env (default 5; with --train 60 per path)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--batched",
@@ -258,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         default=0,
         help="time the batched engine with N games at once (and whole games with play())",
+    )
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="time MaskablePPO training with each game's recipe: SingleAgentEnv vs the batched self-play env "
+        "(ggpzoo.tools.bench_train; --seconds per path, default 60)",
     )
     parser.add_argument(
         "--vs",
@@ -269,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.env != "all" and args.env not in ENVS:
         parser.error(f"unknown env {args.env!r}; choose from: {', '.join(ENVS)}")
+    if args.seconds is None:
+        args.seconds = 60.0 if args.train else 5.0
     if not (0 < args.seconds <= MAX_SECONDS):  # also refuses nan and inf, which never end
         parser.error(f"--seconds must be positive and at most {MAX_SECONDS:g}, got {args.seconds}")
     if not 0 <= args.seed < 2**63:
@@ -276,6 +286,15 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.batched <= MAX_BATCHED:
         parser.error(f"--batched must be a positive batch size, at most {MAX_BATCHED}, got {args.batched}")
     names = list(ENVS) if args.env == "all" else [args.env]
+    if args.train:
+        from ggpzoo.tools.bench_train import bench_train, format_train_table
+
+        rows = []
+        for name in names:
+            _progress(f"{name}: MaskablePPO on SingleAgentEnv and on SelfPlayVecEnv, {args.seconds:g} s each")
+            rows += bench_train(name, args.seconds, args.seed)
+        print(format_train_table(rows))
+        return 0
     rows = _run_batched(names, args) if args.batched else _run_aec(names, args)
     print(format_table(rows))
     return 0

@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,gdl}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,train,gdl}", parser_class=_Parser)
 
     sub.add_parser(
         "list", help="list the environments and the agents", description="List the environments and the agent specs."
@@ -173,6 +173,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--color", choices=("white", "black"), default="white", help="your side (default white; white moves first)"
     )
     play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
+
+    train = sub.add_parser(
+        "train",
+        help="train MaskablePPO on the batched self-play env (needs the train extra)",
+        description="Train a game with MaskablePPO on the batched self-play env, with the game's recipe "
+        "(ggpzoo.training.train). Writes OUT/ENV/: eval.csv, checkpoints, model.zip, policy.json/.pt, summary.json.",
+    )
+    train.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    train.add_argument("--minutes", type=_positive_float, default=30.0, help="minutes of training (default 30)")
+    train.add_argument("--timesteps", type=_positive_int, default=None, help="stop after this many learner steps")
+    train.add_argument("--out", default="runs", help="output folder (default runs)")
+    train.add_argument("--seed", type=_seed, default=0)
+    train.add_argument("--resume", action="store_true", help="go on from OUT/ENV/checkpoint.zip")
+    train.add_argument("--eval-every", type=_positive_float, default=3.0, help="minutes between evaluations")
+    train.add_argument("--eval-games", type=_positive_int, default=200, help="games per opponent per evaluation")
+    train.add_argument("--final-eval-games", type=_positive_int, default=300, help="games per opponent at the end")
+    train.add_argument("--threads", type=_positive_int, default=1, help="torch threads (default 1)")
+    train.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda")
+    train.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a recipe key (JSON value), e.g. --set n_envs=128 --set 'opponents={\"greedy\": 1}'",
+    )
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
@@ -305,7 +331,43 @@ def _play(args) -> int:
     return play_terminal(args.env, opponent, human=args.color)
 
 
-COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play}
+def _train(args) -> int:
+    import json
+
+    from ggpzoo.training.train import train
+
+    overrides = {}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise CLIError(f"--set takes KEY=VALUE, got {item!r}")
+        try:
+            overrides[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
+    summary = train(
+        args.env,
+        out=args.out,
+        minutes=args.minutes,
+        timesteps=args.timesteps,
+        seed=args.seed,
+        resume=args.resume,
+        eval_every=args.eval_every,
+        eval_games=args.eval_games,
+        final_eval_games=args.final_eval_games,
+        threads=args.threads,
+        device=args.device,
+        progress=not args.no_progress,
+        **overrides,
+    )
+    print(
+        f"{args.env}: {summary['timesteps']:,} steps in {summary['train_minutes']} min of training "
+        f"({summary['steps_per_second']:,} steps/s); wrote {os.path.join(args.out, args.env)}"
+    )
+    return 0
+
+
+COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play, "train": _train}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -221,9 +221,9 @@ class SelfPlayVecEnv(_VecEnvMixin):
 
     def __init__(self, name: str, num_envs: int = 64, **kwargs):
         obs_space, action_space = self._setup(name, num_envs, kwargs)
+        self.render_mode = None
         _sb3_base().__init__(self, num_envs, obs_space, action_space)
         self._actions = None
-        self.render_mode = None
 
     def __reduce__(self):
         raise TypeError("a SelfPlayVecEnv is not picklable: it holds N games in one process")

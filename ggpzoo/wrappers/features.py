@@ -6,7 +6,9 @@
   planes rather than a function of whole rays); in ``mad_bishops_v0`` the cells each side
   covers: empty cells it threatens, opposing pieces it can take, its own pieces it
   defends (a piece that can be taken without a recapture is where the opponent's plane
-  meets its own side's pieces and not its own side's plane).
+  meets its own side's pieces and not its own side's plane); in ``skirmish_v0`` and
+  ``skirmish_endgame_v0`` likewise the cells each side could capture on (since 0.4.0;
+  the planes then are float32, as the Skirmish observations).
 
 The planes are facts of the position, computed by the rules kernel; nothing is hidden or
 added that the board planes do not already determine.
@@ -46,11 +48,12 @@ class ReachPlanes(BaseWrapper):
     Plane ``P`` (after the wrapped env's ``P`` planes) marks the cells the observing agent's
     pieces reach, plane ``P + 1`` those of the opponent: in Amazons every empty cell a queen
     reaches in one queen move, in Mad Bishops every cell a piece covers (empty cells along
-    its diagonals, and the piece of either side that ends one). ``action_mask``, rewards and
-    everything else pass through.
+    its diagonals, and the piece of either side that ends one), in Skirmish every cell a
+    piece could capture on (:func:`ggpzoo.envs.skirmish.kernel.reach_planes`).
+    ``action_mask``, rewards and everything else pass through.
 
     Args:
-        env: ``amazons_v0``, ``amazons_split_v0`` or ``mad_bishops_v0`` (``env()`` or
+        env: a ggpzoo env whose spec has ``reach_planes`` (all five games; ``env()`` or
             ``raw_env``), possibly in reward or shaping wrappers; put a turn decomposition
             outside this wrapper.
     """
@@ -67,9 +70,10 @@ class ReachPlanes(BaseWrapper):
         if getattr(env.action_space(env.possible_agents[0]), "n", None) != env.unwrapped.num_actions:
             raise InvalidWrapperArgument("put ReachPlanes inside a turn decomposition, not outside it")
         super().__init__(env)
+        self._dtype = np.result_type(inner["observation"].dtype, np.int8)  # float32 in the Skirmish games
         space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, (h, w, planes + 2), np.int8),
+                "observation": spaces.Box(0, inner["observation"].high.max(), (h, w, planes + 2), self._dtype),
                 "action_mask": inner["action_mask"],
             }
         )
@@ -88,7 +92,7 @@ class ReachPlanes(BaseWrapper):
         inner = self.env.observe(agent)
         board, _ = self.env.unwrapped.get_state()
         h, w, _ = inner["observation"].shape
-        obs = np.empty((h, w, self.first_plane + 2), np.int8)
+        obs = np.empty((h, w, self.first_plane + 2), self._dtype)
         obs[:, :, : self.first_plane] = inner["observation"]
         self._reach(board, self.possible_agents.index(agent), obs[:, :, self.first_plane :])
         return {"observation": obs, "action_mask": inner["action_mask"]}

@@ -24,6 +24,7 @@ AMAZONS = GameSpec(
     decompose_by_default=True,  # 86,980 ids: three cell choices learn far better
     potential=mobility_balance,
     reach_planes=K.reach_planes,
+    recipe={"shaping": 1.0, "reach_planes": True, "decompose": True, "policy": "cell", "gamma": 0.9},
     references={"openspiel": ("amazons", {}, 3), "pyspiel": ("amazons", {}, 3)},
 )
 
@@ -40,4 +41,5 @@ AMAZONS_SPLIT = GameSpec(
     decomposition=MOVE_DECOMPOSITION,
     potential=mobility_balance,
     reach_planes=K.reach_planes,
+    recipe={"shaping": 1.0, "reach_planes": True, "decompose": True, "policy": "cell", "gamma": 0.9},
 )

@@ -24,5 +24,6 @@ MAD_BISHOPS = GameSpec(
     decomposition=MOVE_DECOMPOSITION,
     potential=material_balance,
     reach_planes=K.reach_planes,
+    recipe={"shaping": 1.0, "reach_planes": True, "decompose": True, "policy": "cell", "gamma": 0.9},
     references={"pyspiel": ("checkers", {"rows": 10, "columns": 10}, 1)},
 )

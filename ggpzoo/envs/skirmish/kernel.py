@@ -295,6 +295,56 @@ def goals(board, aux):
     return int(table[min(aux[WHITE_CAPTURES], 16)]), int(table[min(aux[BLACK_CAPTURES], 16)])
 
 
+# ----------------------------------------------------------------------------- heuristic (no rule)
+@njit(cache=True)
+def _cover(out, cell, plane):
+    out[cell // W, cell % W, plane] = 1
+
+
+@njit(cache=True)
+def reach_planes(board, role, out):
+    """``out[y, x, 0]`` = 1 where a piece of ``role`` covers the cell (x, y): it could capture
+    an opposing piece standing there (an empty cell it attacks, an opposing piece it can
+    take, an own piece it defends); ``out[y, x, 1]`` the same for the other role. Pawns
+    cover their two forward diagonals, knights their jumps, the king its neighbours, the
+    sliders every cell along their lines up to and including the first piece; holes are
+    never covered and block the lines. Not a rule: the extra planes of
+    :class:`ggpzoo.wrappers.ReachPlanes` (what greedy play takes and what defends)."""
+    out[:] = 0
+    for src in range(N):
+        c = COLOR[board[src]]
+        if c > 1:  # empty or hole
+            continue
+        plane = 0 if c == role else 1
+        t = TYPE[board[src]]
+        if t == PAWN:
+            if src // W == PAWN_LAST[c]:
+                continue
+            one = src + PAWN_STEP[c]
+            x = src % W
+            if x > 0 and board[one - 1] != HOLE:
+                _cover(out, one - 1, plane)
+            if x < W - 1 and board[one + 1] != HOLE:
+                _cover(out, one + 1, plane)
+        elif t == KNIGHT:
+            for i in range(KNIGHT_N[src]):
+                if board[KNIGHT_TO[src, i]] != HOLE:
+                    _cover(out, KNIGHT_TO[src, i], plane)
+        elif t == KING:
+            for d in range(8):
+                if RAY_LEN[src, d] > 0 and board[RAY[src, d, 0]] != HOLE:
+                    _cover(out, RAY[src, d, 0], plane)
+        else:
+            for d in range(DIR_FROM[t], DIR_TO[t]):
+                for k in range(RAY_LEN[src, d]):
+                    dst = RAY[src, d, k]
+                    if board[dst] == HOLE:
+                        break
+                    _cover(out, dst, plane)
+                    if board[dst] != EMPTY:
+                        break
+
+
 # ----------------------------------------------------------------------------- observation
 NUM_PLANES = 17
 P_HOLE, P_STEP, P_OWN_CAPTURES, P_OPP_CAPTURES, P_BLACK = 12, 13, 14, 15, 16

@@ -19,6 +19,8 @@ SKIRMISH = GameSpec(
     piece_chars=K.PIECE_CHARS,
     obs_dtype=np.float32,
     decomposition=MOVE_DECOMPOSITION,
+    reach_planes=K.reach_planes,
+    recipe={"reward": "delta_zero_sum", "decompose": True, "reach_planes": True},  # captures pay at once
     references={"chess": "chess_v6", "pyspiel": ("chess", {}, 1)},
 )
 
@@ -32,5 +34,7 @@ SKIRMISH_ENDGAME = GameSpec(
     piece_chars=K.PIECE_CHARS,
     obs_dtype=np.float32,
     decomposition=MOVE_DECOMPOSITION,
+    reach_planes=K.reach_planes,
+    recipe={"reward": "delta_zero_sum", "decompose": True, "reach_planes": True},  # captures pay at once
     references={"chess": "chess_v6"},
 )

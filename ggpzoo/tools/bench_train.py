@@ -1,0 +1,129 @@
+"""Training throughput: learner steps/s of MaskablePPO with each game's recipe, on the AEC
+path (:class:`~ggpzoo.training.single_agent.SingleAgentEnv` games in SB3's ``DummyVecEnv``)
+and on the batched self-play env (:class:`~ggpzoo.training.selfplay.SelfPlayVecEnv`), side
+by side in one run, with the share of each step spent in the env (stepping, the opponents'
+moves, the masks) and in the network (acting and learning).
+
+    python -m ggpzoo bench --train                     # every game, 60 s per path
+    python -m ggpzoo bench --train --env skirmish_v0 --seconds 120
+
+Both paths use the same network, PPO settings, number of games and opponents (the
+recipe's fixed opponents, no snapshots; the AEC path has no random openings). Each path
+first runs one untimed rollout and update (numba compiles, torch warms up), then whole
+rollouts and updates until ``--seconds`` have passed. Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["bench_train", "format_train_table"]
+
+
+def _timed(venv):
+    """``venv`` in a ``VecEnvWrapper`` that adds up the seconds spent in it."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class Timed(VecEnvWrapper):
+        def __init__(self, venv):
+            super().__init__(venv)
+            self.seconds = 0.0
+
+        def reset(self):
+            t = time.perf_counter()
+            obs = self.venv.reset()
+            self.seconds += time.perf_counter() - t
+            return obs
+
+        def step_async(self, actions):
+            t = time.perf_counter()
+            self.venv.step_async(actions)
+            self.seconds += time.perf_counter() - t
+
+        def step_wait(self):
+            t = time.perf_counter()
+            out = self.venv.step_wait()
+            self.seconds += time.perf_counter() - t
+            return out
+
+        def env_method(self, method_name, *args, indices=None, **kwargs):
+            t = time.perf_counter()
+            out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
+            self.seconds += time.perf_counter() - t
+            return out
+
+    return Timed(venv)
+
+
+def _aec_venv(name: str, r: dict, seed: int):
+    import functools
+
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ggpzoo.training.train import view_of
+
+    fns = [functools.partial(_aec_env, name, r, view_of(r))] * r["n_envs"]
+    venv = DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
+
+
+def _aec_env(name: str, r: dict, view: dict):
+    from ggpzoo.training.single_agent import OpponentPool, SingleAgentEnv
+
+    names = list(r["opponents"])
+    pool = OpponentPool(names, weights=[r["opponents"][o] for o in names])
+    return SingleAgentEnv(name, opponent=pool, **view)
+
+
+def _time_path(venv, r: dict, seconds: float, seed: int) -> dict:
+    from ggpzoo.training.train import make_model
+
+    timed = _timed(venv)
+    model = make_model(timed, r, seed)
+    rollout = r["n_steps"] * r["n_envs"]
+    model.learn(rollout)  # warm-up
+    timed.seconds = 0.0
+    start_steps = model.num_timesteps
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        model.learn(rollout, reset_num_timesteps=False)
+    elapsed = time.perf_counter() - t0
+    steps = model.num_timesteps - start_steps
+    return {"steps": steps, "seconds": elapsed, "steps_per_s": steps / elapsed, "env_share": timed.seconds / elapsed}
+
+
+def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "batched"), **overrides) -> list[dict]:
+    """Time MaskablePPO with ``name``'s recipe (and ``overrides``) on each of ``paths``
+    (``"aec"``: SingleAgentEnv; ``"batched"``: SelfPlayVecEnv). One row per path; the
+    batched row has ``ratio``, its steps/s over the AEC path's, when both ran."""
+    import torch
+
+    from ggpzoo.training.train import make_env, recipe
+
+    torch.set_num_threads(1)
+    r = recipe(name, **overrides)
+    r["snapshots"] = 0
+    rows = []
+    for path in paths:
+        venv = _aec_venv(name, r, seed) if path == "aec" else make_env(name, r, seed)
+        row = _time_path(venv, r, seconds, seed)
+        row |= {"env": name, "path": "SingleAgentEnv" if path == "aec" else "SelfPlayVecEnv", "n_envs": r["n_envs"]}
+        row["network"] = "cell" if r["policy"] == "cell" else f"mlp {r['net_arch']}"
+        rows.append(row)
+    if len(rows) == 2:
+        rows[1]["ratio"] = rows[1]["steps_per_s"] / rows[0]["steps_per_s"]
+    return rows
+
+
+def format_train_table(rows: list[dict]) -> str:
+    lines = [
+        f"{'env':<21} {'path':<15} {'network':<16} {'games':>5} {'steps':>9} {'steps/s':>9} {'env share':>9} {'ratio':>7}"
+    ]
+    for r in rows:
+        ratio = f"{r['ratio']:.1f}x" if "ratio" in r else ""
+        lines.append(
+            f"{r['env']:<21} {r['path']:<15} {r['network']:<16} {r['n_envs']:>5} {r['steps']:>9,} "
+            f"{r['steps_per_s']:>9,.0f} {100 * r['env_share']:>8.0f}% {ratio:>7}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,286 @@
+"""Train a ggpzoo game with MaskablePPO on the batched self-play env: each game's recipe,
+snapshots of the learner in the opponent pool, batched evaluations, checkpoints and resume.
+
+    python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs
+    python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # go on
+
+or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. What a run writes in
+``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps, the opponent,
+wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
+``checkpoint.json`` (the model, the optimizer and where the run stands; also the
+snapshots in the pool, ``snapshot-K.zip``), and at the end ``model.zip``, ``policy.json``
+and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
+``summary.json``.
+
+The recipe of a game is :data:`DEFAULT_RECIPE` updated by its spec's ``recipe``
+(:class:`ggpzoo.envs.gamespec.GameSpec`); any key can be overridden. Minutes count
+training only: evaluations and checkpoints are not counted (their time is logged).
+Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+
+from ggpzoo.envs import spec as _spec
+
+__all__ = ["DEFAULT_RECIPE", "recipe", "make_model", "train", "view_of"]
+
+DEFAULT_RECIPE: dict = {
+    # what the learner sees and is paid (see ggpzoo.engine.selfplay.SelfPlayGames)
+    "reward": "winloss",
+    "shaping": 0.0,
+    "decompose": False,
+    "reach_planes": False,
+    "opening_plies": 4,  # diverse starts: 0..4 random actions before the learner's first move
+    # the opponents: fixed ones with draw weights, and snapshots of the learner
+    "opponents": {"random": 1.0, "greedy": 2.0},
+    "snapshot_every": 200_000,  # learner steps between snapshots
+    "snapshots": 4,  # snapshots kept in the pool (the oldest goes)
+    "snapshot_weight": 1.0,
+    # the network: "mlp" (MLPs on the flattened planes) or "cell" (ggpzoo.training.nets.CellPolicy)
+    "policy": "mlp",
+    "net_arch": [256, 256],
+    "cnn_channels": 32,
+    "cnn_layers": 3,
+    # PPO
+    "n_envs": 64,
+    "n_steps": 64,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "gamma": 0.99,
+    "ent_coef": 0.01,
+}
+"""The recipe every game starts from; a game's spec overrides some keys."""
+
+VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
+
+
+def recipe(name: str, **overrides) -> dict:
+    """Game ``name``'s training recipe: :data:`DEFAULT_RECIPE`, its spec's ``recipe``, then
+    ``overrides`` (unknown keys raise ValueError)."""
+    r = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_RECIPE.items()}
+    for source in (dict(_spec(name).recipe), overrides):
+        unknown = set(source) - set(DEFAULT_RECIPE)
+        if unknown:
+            raise ValueError(f"unknown recipe keys {sorted(unknown)}; known: {', '.join(DEFAULT_RECIPE)}")
+        r.update({k: v for k, v in source.items() if v is not None})
+    if r["policy"] not in ("mlp", "cell"):
+        raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
+    if r["policy"] == "cell" and not r["decompose"]:
+        raise ValueError("policy 'cell' picks one cell per choice: it needs decompose=True")
+    return r
+
+
+def view_of(r: dict) -> dict:
+    """The env options of a recipe (what the learner sees): reward, shaping, decompose, reach planes."""
+    return {k: r[k] for k in VIEW_KEYS}
+
+
+def make_env(name: str, r: dict, seed: int):
+    """The :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` of recipe ``r``."""
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
+
+    opponents = list(r["opponents"])
+    return SelfPlayVecEnv(
+        name,
+        num_envs=r["n_envs"],
+        opponents=opponents,
+        weights=[r["opponents"][o] for o in opponents],
+        opening_plies=r["opening_plies"],
+        seed=seed,
+        **view_of(r),
+    )
+
+
+def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
+    """A ``MaskablePPO`` for ``env`` with recipe ``r``'s network and PPO settings."""
+    from sb3_contrib import MaskablePPO
+
+    if r["policy"] == "cell":
+        from ggpzoo.training.nets import CellPolicy
+
+        policy, kwargs = CellPolicy, {"channels": r["cnn_channels"], "layers": r["cnn_layers"]}
+    else:
+        policy, kwargs = "MlpPolicy", {"net_arch": list(r["net_arch"])}
+    return MaskablePPO(
+        policy,
+        env,
+        learning_rate=r["learning_rate"],
+        n_steps=r["n_steps"],
+        batch_size=r["batch_size"],
+        n_epochs=r["n_epochs"],
+        gamma=r["gamma"],
+        ent_coef=r["ent_coef"],
+        policy_kwargs=kwargs,
+        seed=seed,
+        device=device,
+        verbose=0,
+    )
+
+
+FIELDS = ["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
+
+
+def train(
+    name: str,
+    out: str | Path = "runs",
+    minutes: float = 30.0,
+    timesteps: int | None = None,
+    *,
+    seed: int = 0,
+    resume: bool = False,
+    eval_every: float = 3.0,
+    eval_games: int = 200,
+    final_eval_games: int = 300,
+    eval_opponents=("random", "greedy"),
+    checkpoint_every: float = 5.0,
+    threads: int = 1,
+    device: str = "cpu",
+    progress: bool = True,
+    log=print,
+    **overrides,
+) -> dict:
+    """Train ``name`` for ``minutes`` of training (or ``timesteps`` learner steps, whichever
+    comes first), evaluating every ``eval_every`` minutes against ``eval_opponents``
+    (``eval_games`` games each, batched, the policy's most likely actions) and at the end
+    (``final_eval_games``). ``resume`` goes on from ``OUT/NAME/checkpoint.zip``: the clock,
+    the steps, the optimizer and the snapshot pool carry on. Returns the summary."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from ggpzoo.agents.weights import save_policy
+    from ggpzoo.training.selfplay import evaluate
+
+    torch.set_num_threads(threads)
+    folder = Path(out) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    state_path, ckpt_path = folder / "checkpoint.json", folder / "checkpoint.zip"
+    if resume and not (state_path.exists() and ckpt_path.exists()):
+        raise FileNotFoundError(f"nothing to resume: no {ckpt_path} (start without --resume)")
+    state = json.loads(state_path.read_text()) if resume else {}
+    r = recipe(name, **(state.get("recipe_overrides", {}) | overrides))
+    env = make_env(name, r, seed + state.get("resumes", 0))
+    if resume:
+        model = MaskablePPO.load(ckpt_path, env=env, device=device)
+        for path in state.get("snapshots", []):
+            snap = MaskablePPO.load(folder / path, device="cpu")
+            env.add_snapshot(snap, r["snapshot_weight"], max_snapshots=r["snapshots"])
+    else:
+        model = make_model(env, r, seed, device)
+    trained = float(state.get("train_seconds", 0.0))
+    snapshots: list[str] = list(state.get("snapshots", []))
+    log_mode = "a" if resume else "w"
+    log_file = open(folder / "eval.csv", log_mode, newline="")
+    writer = csv.DictWriter(log_file, FIELDS)
+    if not resume:
+        writer.writeheader()
+    view = view_of(r)
+
+    def run_eval(games: int, tag: str) -> list[dict]:
+        rows = []
+        for opp in eval_opponents:
+            res = evaluate(model, name, opp, games, seed=seed + 10**6 + model.num_timesteps, **view)
+            row = {
+                "minutes": round(trained / 60, 2),
+                "timesteps": model.num_timesteps,
+                "opponent": opp,
+                "games": res["games"],
+                "wins": res["wins"],
+                "draws": res["draws"],
+                "losses": res["losses"],
+                "win_rate": round(res["win_rate"], 4),
+                "ci_low": round(res["ci95"][0], 4),
+                "ci_high": round(res["ci95"][1], 4),
+            }
+            writer.writerow(row)
+            rows.append(row)
+            log(
+                f"[{tag} {row['timesteps']:>10,} steps {row['minutes']:6.1f} min] vs {opp:<7} "
+                f"win {100 * row['win_rate']:5.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] "
+                f"W/D/L {row['wins']}/{row['draws']}/{row['losses']}"
+            )
+        log_file.flush()
+        return rows
+
+    def checkpoint() -> None:
+        model.save(ckpt_path)
+        state_path.write_text(
+            json.dumps(
+                {
+                    "env": name,
+                    "timesteps": model.num_timesteps,
+                    "train_seconds": trained,
+                    "snapshots": snapshots,
+                    "recipe_overrides": overrides | state.get("recipe_overrides", {}),
+                    "resumes": state.get("resumes", 0) + (1 if resume else 0),
+                    "seed": seed,
+                },
+                indent=2,
+            )
+        )
+
+    limit = 60.0 * minutes
+    target = None if timesteps is None else int(timesteps)
+
+    class Loop(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.mark = time.perf_counter()
+            self.next_eval = trained + 60 * eval_every
+            self.next_ckpt = trained + 60 * checkpoint_every
+            self.next_snapshot = (model.num_timesteps // r["snapshot_every"] + 1) * r["snapshot_every"]
+
+        def _on_step(self) -> bool:
+            nonlocal trained
+            now = time.perf_counter()
+            trained += now - self.mark
+            self.mark = now
+            t = self.num_timesteps
+            if r["snapshots"] and t >= self.next_snapshot:
+                self.next_snapshot += r["snapshot_every"]
+                env.add_snapshot(model, r["snapshot_weight"], max_snapshots=r["snapshots"])
+                path = f"snapshot-{t}.zip"
+                model.save(folder / path)
+                snapshots.append(path)
+                while len(snapshots) > r["snapshots"]:
+                    (folder / snapshots.pop(0)).unlink(missing_ok=True)
+            if trained >= self.next_eval:
+                self.next_eval += 60 * eval_every
+                run_eval(eval_games, "eval")
+            if trained >= self.next_ckpt:
+                self.next_ckpt += 60 * checkpoint_every
+                checkpoint()
+            self.mark = time.perf_counter()  # evaluations and checkpoints are not training time
+            return trained < limit and (target is None or t < target)
+
+    log(
+        f"training {name} for {minutes} min{'' if target is None else f' or {target:,} steps'}: "
+        + ", ".join(f"{k}={v}" for k, v in r.items())
+    )
+    if trained < limit and (target is None or model.num_timesteps < target):
+        model.learn(10**12, callback=Loop(), progress_bar=progress, reset_num_timesteps=not resume)
+    checkpoint()
+    model.save(folder / "model.zip")
+    save_policy(model, str(folder / "policy"), env_name=name)
+    final = run_eval(final_eval_games, "final")
+    log_file.close()
+    summary = {
+        "env": name,
+        "timesteps": model.num_timesteps,
+        "train_minutes": round(trained / 60, 2),
+        "steps_per_second": round(model.num_timesteps / max(trained, 1e-9)),
+        "recipe": r,
+        "seed": seed,
+        "final": final,
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+    }
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
