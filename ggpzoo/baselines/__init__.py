@@ -24,4 +24,6 @@ def baseline_path(env_name: str) -> str | None:
 
 def available() -> list[str]:
     """The envs with a shipped baseline."""
-    return sorted(f[: -len(".json")] for f in os.listdir(DIRECTORY) if f.endswith(".json") and baseline_path(f[:-5]))
+    from ggpzoo.envs import SPECS
+
+    return [name for name in sorted(SPECS) if baseline_path(name)]
