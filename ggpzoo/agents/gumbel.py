@@ -639,6 +639,7 @@ class GumbelAZAgent(_StateAgent):
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
             raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
         self.net = net.eval()
+        self.device = next(net.parameters()).device
         self.torch = torch
         self.simulations = int(simulations)
         self.cells = self.spec.action_cells()
@@ -647,7 +648,12 @@ class GumbelAZAgent(_StateAgent):
         self.search = None
         if self.simulations:
             self.search = GumbelSearch(
-                env_name, evaluator(self.net), self.simulations, 1, max_considered, seed=int(self.rng.integers(2**62))
+                env_name,
+                evaluator(self.net, self.device),
+                self.simulations,
+                1,
+                max_considered,
+                seed=int(self.rng.integers(2**62)),
             )
         self.name = "az" if not self.simulations else f"az:{self.simulations}"
         self.last_search: dict = {}
@@ -667,6 +673,6 @@ class GumbelAZAgent(_StateAgent):
             return int(r.actions[0])
         observe(self.game, board, aux, aux[ROLE], self.obs[0])
         with self.torch.no_grad():
-            logits, v = self.net(self.torch.as_tensor(self.obs))
+            logits, v = self.net(self.torch.as_tensor(self.obs, device=self.device))
         self.last_search = {"value": float(v[0])}
-        return int(_best_legal(self.game, board, aux, logits[0].numpy(), self.cells, self.legal))
+        return int(_best_legal(self.game, board, aux, logits[0].float().cpu().numpy(), self.cells, self.legal))
