@@ -318,6 +318,7 @@ def test_a_short_training_run_resumes(tmp_path):
         env="skirmish_endgame_v0", simulations=4, games=4, channels=8, blocks=1, batch_size=32,
         min_buffer=16, max_moves=12, eval_games=2, checkpoint_minutes=1, eval_minutes=1,
     )  # fmt: skip
+    train(config, minutes=0.001, out=str(tmp_path / "warm"), progress=False)  # numba compiles outside the clock
     out = str(tmp_path / "run")
     first = train(config, minutes=0.12, out=out, progress=False)
     assert first["step"] > 0 and first["games"] > 0
