@@ -333,3 +333,28 @@ def test_a_short_training_run_resumes(tmp_path):
     assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
     with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
         train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
+
+
+def test_command_line(tmp_path, capsys):
+    from ggpzoo.training.az.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--env", "chess_v9", "--minutes", "1", "--out", str(tmp_path)])
+    assert e.value.code == 2 and "unknown env 'chess_v9'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--env", "skirmish_v0", "--minutes", "0", "--out", str(tmp_path)])
+    assert "not a positive finite number" in capsys.readouterr().err
+    assert main(["--env", "skirmish_v0", "--minutes", "1", "--out", str(tmp_path / "none"), "--resume"]) == 2
+    assert "no checkpoint at" in capsys.readouterr().err
+
+
+def test_the_self_play_benchmark_runs(monkeypatch, capsys):
+    import runpy
+
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "gumbel_selfplay.py")
+    argv = ["gumbel_selfplay.py", "--env", "skirmish_endgame_v0", "--games", "2", "--simulations", "2"]
+    argv += ["--seconds", "0.3"]
+    monkeypatch.setattr("sys.argv", argv)
+    runpy.run_path(script, run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.startswith("skirmish_endgame_v0: ") and "positions/s" in out
