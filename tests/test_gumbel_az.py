@@ -274,6 +274,9 @@ def test_a_pickle_planted_in_the_weights_is_refused(tmp_path):
     (tmp_path / "m.json").write_text(json.dumps(d | {"weights": "../m.pt"}))
     with pytest.raises(ValueError, match="file name next to the description"):
         load_model(path)
+    (tmp_path / "m.json").write_text(json.dumps(d | {"arguments": {"channels": 4096, "blocks": 1000}}))
+    with pytest.raises(ValueError, match="channels must be an integer in 0..256"):
+        load_model(path)  # refused before anything is built
     (tmp_path / "m.json").write_text(json.dumps(d | {"format": "ggpzoo-policy-1"}))
     with pytest.raises(ValueError, match="not a model description"):
         load_model(path)

@@ -29,6 +29,8 @@ __all__ = ["AZNet", "action_logits", "save_model", "load_model", "evaluator", "F
 FORMAT = "ggpzoo-az-1"
 MAX_JSON_BYTES = 1 << 16
 MAX_MODEL_BYTES = 5 << 20  # a shipped model stays under 5 MB
+# The largest sizes a description may ask for (a file must not make the loader build a huge network).
+MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024}
 
 
 class _Block(nn.Module):
@@ -148,10 +150,11 @@ def load_model(path: str, env_name: str | None = None) -> AZNet:
         if d["network"] != "AZNet":
             raise ValueError(f"the network {d['network']!r} is not AZNet")
         args = d["arguments"]
-        if not isinstance(args, dict) or set(args) - {"channels", "blocks", "value_hidden"}:
+        if not isinstance(args, dict) or set(args) - set(MAX_ARGUMENTS):
             raise ValueError(f"bad arguments {args!r}")
-        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1024 for v in args.values()):
-            raise ValueError(f"bad arguments {args!r}")
+        for k, v in args.items():
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ARGUMENTS[k]:
+                raise ValueError(f"{k} must be an integer in 0..{MAX_ARGUMENTS[k]}, got {v!r}")
         weights = d["weights"]
         if not isinstance(weights, str) or os.path.basename(weights) != weights:
             raise ValueError(f"'weights' must be a file name next to the description, got {weights!r}")
