@@ -438,7 +438,7 @@ class GumbelSearch:
         evaluate: ``evaluate(obs) -> (part_logits, values)`` (see the module docstring).
         simulations: the budget per state (at least 1).
         games: how many states one :meth:`run` searches at most.
-        max_considered: root actions sampled by Gumbel-Top-k (16 in the paper's Go runs).
+        max_considered: root actions sampled by Gumbel-Top-k (mctx's default, 16).
         gumbel_scale: 1 samples the root actions; 0 takes the top logits (no noise).
         c_visit, c_scale: sigma's constants.
         seed: seeds the Gumbel noise.

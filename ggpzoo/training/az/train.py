@@ -55,8 +55,7 @@ class AZConfig:
 
     Args:
         env: the game.
-        simulations: search budget per move (at least 2 makes a policy target better than
-            the prior).
+        simulations: search budget per move.
         games: self-play games played together (the batch of every network call).
         max_considered: the root's Gumbel-Top-k.
         channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`).
