@@ -6,8 +6,10 @@
 * :class:`MCTSAgent` - UCT with random rollouts on the rules kernel, in numba, with a
   budget in simulations or seconds (from the game state).
 * :class:`SB3Agent` - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
+* :class:`GumbelAZAgent` - a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`), alone
+  or with batched Gumbel search (:mod:`ggpzoo.agents.gumbel`; ``train`` extra).
 * :func:`make_agent` - any of them from a spec string: ``random``, ``greedy``,
-  ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``.
+  ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``, ``baseline:32``, ``az:model.json``.
 
 Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` says;
 ``agent.act(env)`` passes it the right one for ``env.agent_selection``::
@@ -20,9 +22,20 @@ Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` s
 """
 
 from ggpzoo.agents.base import Agent
+from ggpzoo.agents.gumbel import GumbelAZAgent
 from ggpzoo.agents.mcts import MCTSAgent
 from ggpzoo.agents.sb3 import SB3Agent
 from ggpzoo.agents.simple import GreedyAgent, RandomAgent
 from ggpzoo.agents.spec import SPEC_HELP, AgentSpecError, make_agent
 
-__all__ = ["Agent", "RandomAgent", "GreedyAgent", "MCTSAgent", "SB3Agent", "make_agent", "AgentSpecError", "SPEC_HELP"]
+__all__ = [
+    "Agent",
+    "RandomAgent",
+    "GreedyAgent",
+    "MCTSAgent",
+    "SB3Agent",
+    "GumbelAZAgent",
+    "make_agent",
+    "AgentSpecError",
+    "SPEC_HELP",
+]

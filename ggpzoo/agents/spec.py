@@ -1,6 +1,8 @@
 """Agents from short spec strings, as the command line names them: ``random``, ``greedy``,
 ``mcts``, ``mcts:200`` (simulations), ``mcts:0.5s`` (seconds), ``sb3:PATH``, a ``PATH.zip``
-(pickle: trusted files only) or a ``PATH.json`` policy of plain weights."""
+(pickle: trusted files only), a ``PATH.json`` policy of plain weights, ``baseline`` /
+``baseline:32`` (the game's shipped AlphaZero network, alone or with search) and
+``az:PATH.json`` / ``az:PATH.json:32`` (any trained one)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,12 @@ __all__ = ["AgentSpecError", "make_agent", "SPEC_HELP"]
 SPEC_HELP = (
     "random | greedy | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
     "| sb3:PATH or PATH.zip (a saved MaskablePPO model; pickle: trusted files only) "
-    "| PATH.json (plain weights from ggpzoo.agents.weights.save_policy)"
+    "| PATH.json (plain weights from ggpzoo.agents.weights.save_policy) "
+    "| baseline | baseline:SIMULATIONS (the game's shipped AlphaZero network, alone or with Gumbel search) "
+    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az)"
 )
+
+TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/{env}"
 
 
 class AgentSpecError(ValueError):
@@ -51,6 +57,28 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
                 agent = MCTSAgent(env_name, seconds=float(arg[:-1]), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
+        elif kind == "baseline":
+            from ggpzoo.baselines import available, baseline_path
+
+            simulations = _simulations(arg, "baseline:32")
+            path = baseline_path(env_name)
+            if path is None:
+                shipped = ", ".join(available()) or "none yet"
+                raise AgentSpecError(
+                    f"no baseline network is shipped for {env_name} (shipped: {shipped}); train one with "
+                    f"`{TRAIN_HINT.format(env=env_name)}` and play it as az:runs/{env_name}/model.json"
+                )
+            agent = _az_agent(path, env_name, simulations, seed)
+        elif kind == "az":
+            path, simulations = arg, 0
+            head, sep, tail = arg.rpartition(":")
+            if sep and re.fullmatch(r"\d+", tail):
+                path, simulations = head, _simulations(tail, "az:PATH.json:32")
+            if not path.endswith(".json"):
+                raise AgentSpecError(f"give the network's description, e.g. az:runs/{env_name}/model.json")
+            if not os.path.isfile(path):
+                raise AgentSpecError(f"no such model file: {path}")
+            agent = _az_agent(path, env_name, simulations, seed)
         elif kind == "sb3" or text.endswith((".zip", ".json")):
             from ggpzoo.agents.sb3 import SB3Agent
 
@@ -68,3 +96,21 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
         raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
     agent.name = text
     return agent
+
+
+def _simulations(arg: str, example: str) -> int:
+    """A search budget from a spec: 0 (the network alone) when empty."""
+    if not arg:
+        return 0
+    if re.fullmatch(r"\d+", arg) and int(arg) > 0:
+        return int(arg)
+    raise AgentSpecError(f"the search budget is a positive number of simulations ({example})")
+
+
+def _az_agent(path: str, env_name: str, simulations: int, seed: int | None) -> Agent:
+    try:
+        from ggpzoo.agents.gumbel import GumbelAZAgent
+
+        return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
+    except ImportError as e:
+        raise AgentSpecError(f"AlphaZero agents need torch (pip install ggpzoo[train]): {e}") from None

@@ -50,6 +50,9 @@ class GameSpec:
         action_parts: what each cell named by an action is, in order (the from/to games:
             piece, destination). Its length is the number of cells an action names.
         turn_actions: actions in a full turn (everything one role does before the other).
+        action_table: the name of the kernel's table of the cells each action names (one
+            row per action id, one column per part, e.g. ``"DECODE"``); None when the ids
+            are ``src * cells + dst`` (see :meth:`action_cells`).
         decomposition: the wrapper that splits an action into cell choices, as
             ``"module:Class"`` (:data:`MOVE_DECOMPOSITION` for from/to actions); None if
             there is none.
@@ -80,6 +83,7 @@ class GameSpec:
     file_labels: str | None = None
     action_parts: tuple[str, ...] = ("piece", "destination")
     turn_actions: int = 1
+    action_table: str | None = None
     decomposition: str | None = None
     decompose_by_default: bool = False
     potential: Callable[[np.ndarray, np.ndarray], float] | None = None
@@ -119,6 +123,26 @@ class GameSpec:
     @property
     def obs_shape(self) -> tuple[int, int, int]:
         return (self.height, self.width, self.num_planes)
+
+    def action_cells(self) -> np.ndarray:
+        """``int32[num_actions, len(action_parts)]``: the cells each action id names, in the
+        order of ``action_parts`` (a new array on every call).
+
+        >>> import ggpzoo.envs
+        >>> ggpzoo.envs.spec("skirmish_v0").action_cells()[8 * 64 + 16].tolist()
+        [8, 16]
+        """
+        parts = len(self.action_parts)
+        if self.action_table is not None:
+            table = np.asarray(getattr(self.kernel, self.action_table), np.int32)
+        elif parts == 2 and self.num_actions == self.num_cells**2:
+            ids = np.arange(self.num_actions, dtype=np.int32)
+            table = np.stack([ids // self.num_cells, ids % self.num_cells], axis=1)
+        else:
+            raise ValueError(f"{self.name}: its action ids are not src * cells + dst; give the spec an action_table")
+        if table.shape != (self.num_actions, parts):
+            raise ValueError(f"{self.name}: the action table has shape {table.shape}, not {(self.num_actions, parts)}")
+        return np.ascontiguousarray(table)
 
     @property
     def registry_id(self) -> str:

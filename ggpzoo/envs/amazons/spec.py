@@ -20,6 +20,7 @@ AMAZONS = GameSpec(
     env_module="ggpzoo.envs.amazons.amazons",
     piece_chars=".WBx",
     action_parts=("queen", "destination", "arrow"),
+    action_table="DECODE",
     decomposition="ggpzoo.envs.amazons.turns:AmazonsTurnDecomposition",
     decompose_by_default=True,  # 86,980 ids: three cell choices learn far better
     potential=mobility_balance,

@@ -1,0 +1,678 @@
+"""Gumbel AlphaZero search: many games searched at once, the trees in numba, the leaves of
+every tree evaluated by one batched network call per simulation step.
+
+The search is Gumbel MuZero's (Danihelka et al., "Policy improvement by planning with
+Gumbel", ICLR 2022; DeepMind's ``mctx.gumbel_muzero_policy`` is the reference), on the
+true rules (:mod:`ggpzoo.engine.dispatch`) instead of a learned model:
+
+* at the root, Gumbel-Top-k: ``k = min(max_considered, legal)`` actions, those with the
+  largest ``g + logits`` (``g`` Gumbel noise), then sequential halving over the budget:
+  each phase visits the remaining actions equally and keeps the better half by
+  ``g + logits + sigma(completed Q)``;
+* inside the tree, the deterministic rule: the action with the largest
+  ``pi'(a) - N(a) / (1 + sum N)``, where ``pi' = softmax(logits + sigma(completed Q))``;
+* ``completed Q`` is Q of visited actions and the *mixed value* for the others (the
+  network's value of the node mixed with the prior-weighted Q of the visited actions),
+  min-max rescaled to [0, 1] over the node's actions; ``sigma(q) = (c_visit + max N) *
+  c_scale * q`` (mctx's defaults: 50 and 0.1);
+* the answer: the action of the root chosen by the same score among the most visited
+  ones; the policy target: ``softmax(logits + sigma(completed Q))`` over the legal actions.
+
+Values are from the side of the role that acts: each node records the role to act in its
+state (``aux[ROLE]``), and a value backed up to a node counts for the role that acted
+into it, so a turn of two actions by the same role (amazons_split) keeps its sign. A
+leaf's value is the network's, for the role to act there; a terminal node's is the true
+outcome (+1 win, -1 loss, 0 draw, by the goals), whatever the goals were on the way.
+
+The network is any callable ``evaluate(obs) -> (part_logits, values)``: ``obs`` the
+batch of observations ``(B, H, W, planes)`` from the role to act, ``part_logits``
+``float32 (B, parts, cells)`` (one logit per cell for each part of an action, see
+:meth:`ggpzoo.envs.gamespec.GameSpec.action_cells`), ``values`` ``float32 (B,)`` in
+[-1, 1]. An action's logit is the sum of its parts' logits, computed here for the legal
+actions only (amazons_v0 has 86,980 ids, no network head needs that many).
+
+:class:`GumbelAZAgent` plays with a trained network, with or without search.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ggpzoo.agents.base import _StateAgent
+from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, observe
+from ggpzoo.engine.rng import next_random, stream
+from ggpzoo.envs import spec as _spec
+from ggpzoo.envs.gamespec import ROLE
+
+__all__ = ["GumbelSearch", "SearchResult", "GumbelAZAgent", "considered_visits", "improved_policy"]
+
+C_VISIT = 50.0  # sigma's visit offset (mctx's maxvisit_init)
+C_SCALE = 0.1  # sigma's scale (mctx's value_scale)
+EPSILON = 1e-8
+LOW_LOGIT = -1e9
+
+
+# ----------------------------------------------------------------------------- sequential halving
+def considered_visits(max_considered: int, simulations: int) -> tuple[int, ...]:
+    """The visit count a root action must have to be visited at each simulation, when
+    sequential halving considers ``max_considered`` actions (mctx's sequence).
+
+    >>> considered_visits(4, 8)
+    (0, 0, 0, 0, 1, 1, 2, 2)
+    """
+    if max_considered <= 1:
+        return tuple(range(simulations))
+    log2max = int(math.ceil(math.log2(max_considered)))
+    sequence: list[int] = []
+    visits = [0] * max_considered
+    considered = max_considered
+    while len(sequence) < simulations:
+        extra = max(1, int(simulations / (log2max * considered)))
+        for _ in range(extra):
+            sequence.extend(visits[:considered])
+            for i in range(considered):
+                visits[i] += 1
+        considered = max(2, considered // 2)
+    return tuple(sequence[:simulations])
+
+
+def _halving_table(max_considered: int, simulations: int) -> np.ndarray:
+    """``table[m, s]``: the considered visit count at simulation ``s`` with ``m`` actions."""
+    return np.array([considered_visits(m, simulations) for m in range(max_considered + 1)], np.int32).reshape(
+        max_considered + 1, simulations
+    )
+
+
+# ----------------------------------------------------------------------------- one node's arithmetic
+@njit(cache=True)
+def _sigma_completed(logits, visits, qvalues, raw_value, n, c_visit, c_scale, out):
+    """``sigma(completed Q)`` of a node's ``n`` actions into ``out[:n]``.
+
+    Q of an unvisited action is the mixed value ``(raw + sum N * sum_visited p q / sum_visited p)
+    / (sum N + 1)`` with ``p = softmax(logits)``; then min-max rescaled, then times
+    ``(c_visit + max N) * c_scale``.
+    """
+    top = -np.inf
+    for i in range(n):
+        top = max(top, logits[i])
+    z = 0.0
+    for i in range(n):
+        z += math.exp(logits[i] - top)
+    sum_n = 0
+    max_n = 0
+    sum_p = 0.0
+    sum_pq = 0.0
+    for i in range(n):
+        if visits[i] > 0:
+            p = max(math.exp(logits[i] - top) / z, 1e-38)
+            sum_n += visits[i]
+            max_n = max(max_n, visits[i])
+            sum_p += p
+            sum_pq += p * qvalues[i]
+    mixed = raw_value
+    if sum_n > 0:
+        mixed = (raw_value + sum_n * (sum_pq / sum_p)) / (sum_n + 1)
+    lo = np.inf
+    hi = -np.inf
+    for i in range(n):
+        q = qvalues[i] if visits[i] > 0 else mixed
+        out[i] = q
+        lo = min(lo, q)
+        hi = max(hi, q)
+    scale = (c_visit + max_n) * c_scale / max(hi - lo, EPSILON)
+    for i in range(n):
+        out[i] = (out[i] - lo) * scale
+
+
+@njit(cache=True)
+def improved_policy(logits, visits, qvalues, raw_value, c_visit=C_VISIT, c_scale=C_SCALE):
+    """``softmax(logits + sigma(completed Q))`` of one node: the policy target of a root.
+
+    ``logits`` the actions' prior logits, ``visits`` their visit counts, ``qvalues`` their
+    mean values (any number where unvisited), ``raw_value`` the network's value of the node,
+    all from the side of the role to act.
+    """
+    n = logits.shape[0]
+    sig = np.empty(n)
+    _sigma_completed(logits, visits, qvalues, raw_value, n, c_visit, c_scale, sig)
+    out = np.empty(n)
+    top = -np.inf
+    for i in range(n):
+        sig[i] += logits[i]
+        top = max(top, sig[i])
+    z = 0.0
+    for i in range(n):
+        out[i] = math.exp(sig[i] - top)
+        z += out[i]
+    for i in range(n):
+        out[i] /= z
+    return out
+
+
+# ----------------------------------------------------------------------------- the trees
+# Node columns of ``nodes`` (int32 [games, capacity, NODE_INTS]).
+PARENT, NROLE, VISITS, TERMINAL, FIRST_EDGE, EDGES = range(6)
+NODE_INTS = 6
+# Float columns of ``values`` (float64 [games, capacity, 3]): sum of backed-up values for
+# the role that acted into the node, the network's value, the outcome for role 0.
+WSUM, RAW, OUTCOME0 = range(3)
+
+
+@njit(cache=True)
+def _gather(nodes, values, e_logit, e_child, g, node, logits, visits, qvalues):
+    """A node's edges as plain arrays: prior logits, visits, mean values (for its mover)."""
+    first = nodes[g, node, FIRST_EDGE]
+    n = nodes[g, node, EDGES]
+    for i in range(n):
+        e = first + i
+        logits[i] = e_logit[e]
+        c = e_child[e]
+        if c >= 0 and nodes[g, c, VISITS] > 0:
+            visits[i] = nodes[g, c, VISITS]
+            qvalues[i] = values[g, c, WSUM] / nodes[g, c, VISITS]
+        else:
+            visits[i] = 0
+            qvalues[i] = 0.0
+    return n
+
+
+@njit(cache=True)
+def _root_scores(n, logits, visits, qvalues, gumbel, raw, considered, c_visit, c_scale, sig, out):
+    """Sequential halving's score of each root action: ``g + logits - max + sigma`` for those
+    with ``considered`` visits, ``-inf`` for the others."""
+    _sigma_completed(logits, visits, qvalues, raw, n, c_visit, c_scale, sig)
+    top = -np.inf
+    for i in range(n):
+        top = max(top, logits[i])
+    for i in range(n):
+        if visits[i] == considered:
+            out[i] = max(LOW_LOGIT, gumbel[i] + logits[i] - top + sig[i])
+        else:
+            out[i] = -np.inf
+
+
+@njit(cache=True)
+def _select(nodes, values, e_logit, e_child, e_gumbel, g, node, table, considered_m, c_visit, c_scale, scratch):
+    """The edge to follow from ``node`` of tree ``g`` (index into the edge pool)."""
+    logits, visits, qvalues, sig, score = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    n = _gather(nodes, values, e_logit, e_child, g, node, logits, visits, qvalues)
+    raw = values[g, node, RAW]
+    first = nodes[g, node, FIRST_EDGE]
+    if node == 0:
+        total = 0
+        for i in range(n):
+            total += visits[i]
+        sim = min(int(total), table.shape[1] - 1)
+        considered = table[considered_m[g], sim]
+        _root_scores(
+            n, logits, visits, qvalues, e_gumbel[first : first + n], raw, considered, c_visit, c_scale, sig, score
+        )
+    else:
+        _sigma_completed(logits, visits, qvalues, raw, n, c_visit, c_scale, sig)
+        top = -np.inf
+        total = 0
+        for i in range(n):
+            sig[i] += logits[i]
+            top = max(top, sig[i])
+            total += visits[i]
+        z = 0.0
+        for i in range(n):
+            sig[i] = math.exp(sig[i] - top)
+            z += sig[i]
+        for i in range(n):
+            score[i] = sig[i] / z - visits[i] / (1.0 + total)
+    best = 0
+    for i in range(1, n):
+        if score[i] > score[best]:
+            best = i
+    return first + best
+
+
+@njit(cache=True)
+def _outcome0(game, board, aux):
+    g = goals(game, board, aux)
+    return 1.0 if g[0] > g[1] else (-1.0 if g[0] < g[1] else 0.0)
+
+
+@njit(cache=True)
+def _new_node(nodes, values, g, c, parent, game, board, aux):
+    nodes[g, c, PARENT] = parent
+    nodes[g, c, NROLE] = aux[ROLE]
+    nodes[g, c, VISITS] = 0
+    nodes[g, c, FIRST_EDGE] = -1
+    nodes[g, c, EDGES] = 0
+    values[g, c, WSUM] = 0.0
+    values[g, c, RAW] = 0.0
+    values[g, c, OUTCOME0] = 0.0
+    if is_terminal(game, board, aux):
+        nodes[g, c, TERMINAL] = 1
+        values[g, c, OUTCOME0] = _outcome0(game, board, aux)
+        return True
+    nodes[g, c, TERMINAL] = 0
+    return False
+
+
+@njit(cache=True)
+def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards, auxs, obs):
+    """Make each active tree's root; observe the roots to evaluate. Returns their count."""
+    k = 0
+    for g in range(roots_b.shape[0]):
+        leaf[g, 0] = -1
+        if not active[g]:
+            continue
+        boards[g, :] = roots_b[g]
+        auxs[g, :] = roots_x[g]
+        n_nodes[g] = 1
+        if _new_node(nodes, values, g, 0, -1, game, boards[g], auxs[g]):
+            raise ValueError("a searched state is terminal")
+        observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[k])
+        leaf[g, 0], leaf[g, 1] = 0, k
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _descend(
+    game, roots_b, roots_x, active, nodes, values, n_nodes, e_action, e_logit, e_child, e_gumbel,
+    table, considered_m, c_visit, c_scale, leaf, boards, auxs, obs, scratch,
+):  # fmt: skip
+    """One simulation's selection in every active tree, down to a new node (observed into
+    ``obs`` when the network must evaluate it) or a terminal one. Returns the number observed."""
+    k = 0
+    for g in range(roots_b.shape[0]):
+        leaf[g, 0] = -1
+        if not active[g]:
+            continue
+        boards[g, :] = roots_b[g]
+        auxs[g, :] = roots_x[g]
+        node = 0
+        while True:
+            if nodes[g, node, TERMINAL]:
+                leaf[g, 0], leaf[g, 1] = node, -1
+                break
+            e = _select(
+                nodes, values, e_logit, e_child, e_gumbel, g, node, table, considered_m, c_visit, c_scale, scratch
+            )
+            apply(game, boards[g], auxs[g], e_action[e])
+            c = e_child[e]
+            if c < 0:
+                c = n_nodes[g]
+                n_nodes[g] += 1
+                e_child[e] = c
+                if _new_node(nodes, values, g, c, node, game, boards[g], auxs[g]):
+                    leaf[g, 0], leaf[g, 1] = c, -1
+                else:
+                    observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[k])
+                    leaf[g, 0], leaf[g, 1] = c, k
+                    k += 1
+                break
+            node = c
+    return k
+
+
+@njit(cache=True)
+def _expand_backup(
+    game, leaf, nodes, values, part_logits, net_values, cells, e_action, e_logit, e_child, e_gumbel, top,
+    boards, auxs, considered_m, max_considered, rng, gumbel_scale, legal,
+):  # fmt: skip
+    """Expand each tree's new leaf with the network's output (its legal actions, their
+    logits: the sums of their parts' logits) and back its value up to the root.
+    ``top[0]`` is the edge pool's first free slot; the caller makes room first."""
+    parts = cells.shape[1]
+    for g in range(leaf.shape[0]):
+        c = leaf[g, 0]
+        if c < 0:
+            continue
+        k = leaf[g, 1]
+        if k >= 0:
+            n = legal_actions(game, boards[g], auxs[g], legal)
+            first = top[0]
+            nodes[g, c, FIRST_EDGE] = first
+            nodes[g, c, EDGES] = n
+            for i in range(n):
+                a = legal[i]
+                s = 0.0
+                for p in range(parts):
+                    s += part_logits[k, p, cells[a, p]]
+                e_action[first + i] = a
+                e_logit[first + i] = s
+                e_child[first + i] = -1
+                e_gumbel[first + i] = 0.0
+            top[0] = first + n
+            v = float(net_values[k])
+            values[g, c, RAW] = v
+            role = nodes[g, c, NROLE]
+            if c == 0:
+                considered_m[g] = min(max_considered, n)
+                if gumbel_scale > 0:
+                    s = rng[g]
+                    for i in range(n):
+                        s, r = next_random(s)
+                        u = (np.float64(r) + 0.5) / 4294967296.0
+                        e_gumbel[first + i] = -gumbel_scale * math.log(-math.log(u))
+                    rng[g] = s
+        else:
+            v = values[g, c, OUTCOME0]
+            role = 0
+        node = c
+        while node >= 0:
+            nodes[g, node, VISITS] += 1
+            parent = nodes[g, node, PARENT]
+            if parent >= 0:
+                values[g, node, WSUM] += v if nodes[g, parent, NROLE] == role else -v
+            node = parent
+
+
+@njit(cache=True)
+def _finish(active, nodes, values, e_action, e_logit, e_child, e_gumbel, table, considered_m, c_visit, c_scale,
+            scratch, actions, root_values, out_actions, out_probs, offsets):  # fmt: skip
+    """The chosen action, the root's value estimate and the policy target of each tree;
+    targets go to ``out_actions/out_probs[offsets[g]:offsets[g + 1]]``."""
+    logits, visits, qvalues, sig, score = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    pos = 0
+    for g in range(active.shape[0]):
+        offsets[g] = pos
+        actions[g] = -1
+        root_values[g] = 0.0
+        if not active[g]:
+            continue
+        n = _gather(nodes, values, e_logit, e_child, g, 0, logits, visits, qvalues)
+        first = nodes[g, 0, FIRST_EDGE]
+        raw = values[g, 0, RAW]
+        most = 0
+        for i in range(n):
+            most = max(most, visits[i])
+        _root_scores(n, logits, visits, qvalues, e_gumbel[first : first + n], raw, most, c_visit, c_scale, sig, score)
+        best = 0
+        for i in range(1, n):
+            if score[i] > score[best]:
+                best = i
+        actions[g] = e_action[first + best]
+        # sig holds sigma(completed Q): the target is softmax(logits + sig)
+        hi = -np.inf
+        for i in range(n):
+            hi = max(hi, logits[i] + sig[i])
+        z = 0.0
+        for i in range(n):
+            out_probs[pos + i] = math.exp(logits[i] + sig[i] - hi)
+            z += out_probs[pos + i]
+        for i in range(n):
+            out_probs[pos + i] /= z
+            out_actions[pos + i] = e_action[first + i]
+        pos += n
+        total = raw
+        count = 1
+        for i in range(n):
+            total += visits[i] * qvalues[i]
+            count += visits[i]
+        root_values[g] = total / count
+    offsets[active.shape[0]] = pos
+
+
+class SearchResult(NamedTuple):
+    """What :meth:`GumbelSearch.run` gives for each searched game ``g``.
+
+    ``actions[g]`` the chosen action (-1 for a game not searched); the policy target over
+    its legal actions is ``policy_actions[offsets[g]:offsets[g+1]]`` with probabilities
+    ``policy_probs[...]``; ``root_values[g]`` the root's value for the role to act (the
+    mean of its backed-up values).
+    """
+
+    actions: np.ndarray
+    policy_actions: np.ndarray
+    policy_probs: np.ndarray
+    offsets: np.ndarray
+    root_values: np.ndarray
+
+
+class GumbelSearch:
+    """Gumbel MuZero search of up to ``games`` states of env ``env_name`` at once.
+
+    Args:
+        env_name: the game.
+        evaluate: ``evaluate(obs) -> (part_logits, values)`` (see the module docstring).
+        simulations: the budget per state (at least 1).
+        games: how many states one :meth:`run` searches at most.
+        max_considered: root actions sampled by Gumbel-Top-k (mctx's default, 16).
+        gumbel_scale: 1 samples the root actions; 0 takes the top logits (no noise).
+        c_visit, c_scale: sigma's constants.
+        seed: seeds the Gumbel noise.
+    """
+
+    def __init__(
+        self,
+        env_name: str,
+        evaluate,
+        simulations: int = 16,
+        games: int = 1,
+        max_considered: int = 16,
+        gumbel_scale: float = 1.0,
+        c_visit: float = C_VISIT,
+        c_scale: float = C_SCALE,
+        seed: int | None = None,
+    ):
+        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        if isinstance(max_considered, bool) or not isinstance(max_considered, (int, np.integer)) or max_considered < 1:
+            raise ValueError(f"max_considered must be a positive integer, got {max_considered!r}")
+        if games < 1:
+            raise ValueError(f"games must be at least 1, got {games!r}")
+        self.spec = _spec(env_name)
+        self.env_name = env_name
+        self.game = kernel_id(self.spec.kernel)
+        self.evaluate = evaluate
+        self.simulations = int(simulations)
+        self.games = int(games)
+        self.max_considered = int(max_considered)
+        self.gumbel_scale = float(gumbel_scale)
+        self.c_visit, self.c_scale = float(c_visit), float(c_scale)
+        self.rng = np.random.default_rng(seed)
+        self.cells = self.spec.action_cells()
+        self.table = _halving_table(self.max_considered, self.simulations)
+        G, M, S = self.games, self.simulations + 1, self.spec
+        self.nodes = np.zeros((G, M, NODE_INTS), np.int32)
+        self.values = np.zeros((G, M, 3), np.float64)
+        self.n_nodes = np.zeros(G, np.int32)
+        self.considered_m = np.zeros(G, np.int32)
+        self.leaf = np.full((G, 2), -1, np.int32)
+        self.boards = np.zeros((G, S.num_cells), np.int8)
+        self.auxs = np.zeros((G, S.aux_size), np.int32)
+        self.obs = np.zeros((G, *S.obs_shape), S.obs_dtype)
+        self.scratch = np.zeros((5, S.max_legal), np.float64)
+        self.legal = np.zeros(MAX_LEGAL, np.int32)
+        self._pool(G * min(S.max_legal, 256) * 4)
+        self.top = np.zeros(1, np.int64)
+
+    def _pool(self, size: int, keep: int = 0) -> None:
+        old = getattr(self, "e_action", None)
+        new = (
+            np.zeros(size, np.int32),
+            np.zeros(size, np.float32),
+            np.zeros(size, np.int32),
+            np.zeros(size, np.float32),
+        )
+        if old is not None and keep:
+            for a, b in zip(new, (self.e_action, self.e_logit, self.e_child, self.e_gumbel), strict=True):
+                a[:keep] = b[:keep]
+        self.e_action, self.e_logit, self.e_child, self.e_gumbel = new
+
+    def _evaluate(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        part_logits, vals = self.evaluate(self.obs[:k])
+        part_logits = np.ascontiguousarray(part_logits, np.float32)
+        vals = np.ascontiguousarray(vals, np.float32).reshape(-1)
+        if part_logits.shape != (k, self.cells.shape[1], self.spec.num_cells) or vals.shape != (k,):
+            raise ValueError(
+                f"evaluate gave part logits {part_logits.shape} and values {vals.shape}, "
+                f"expected {(k, self.cells.shape[1], self.spec.num_cells)} and {(k,)}"
+            )
+        return part_logits, vals
+
+    def _expand(self, k: int) -> None:
+        if k:
+            part_logits, vals = self._evaluate(k)
+        else:
+            part_logits = np.zeros((1, self.cells.shape[1], self.spec.num_cells), np.float32)
+            vals = np.zeros(1, np.float32)
+        need = int(self.top[0]) + k * self.spec.max_legal
+        if need > self.e_action.shape[0]:
+            self._pool(max(need, 2 * self.e_action.shape[0]), keep=int(self.top[0]))
+        _expand_backup(
+            self.game, self.leaf, self.nodes, self.values, part_logits, vals, self.cells,
+            self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.top,
+            self.boards, self.auxs, self.considered_m, self.max_considered, self._rng_states,
+            self.gumbel_scale, self.legal,
+        )  # fmt: skip
+
+    def run(self, boards: np.ndarray, auxs: np.ndarray, active: np.ndarray | None = None) -> SearchResult:
+        """Search the states ``(boards[g], auxs[g])`` for which ``active[g]`` (default all);
+        none of them may be terminal."""
+        boards = np.ascontiguousarray(boards, np.int8)
+        auxs = np.ascontiguousarray(auxs, np.int32)
+        n = boards.shape[0]
+        if n > self.games:
+            raise ValueError(f"this search holds {self.games} games, got {n}")
+        active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
+        seed = int(self.rng.integers(1, 2**62))
+        self._rng_states = np.array([stream(seed, g) for g in range(n)], np.uint64)
+        self.top[0] = 0
+        leaf = self.leaf[:n]
+        k = _start(
+            self.game,
+            boards,
+            auxs,
+            active,
+            self.nodes,
+            self.values,
+            self.n_nodes,
+            leaf,
+            self.boards,
+            self.auxs,
+            self.obs,
+        )
+        self._expand(k)
+        for _ in range(self.simulations):
+            k = _descend(
+                self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes,
+                self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.table, self.considered_m,
+                self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.scratch,
+            )  # fmt: skip
+            self._expand(k)
+        actions = np.full(n, -1, np.int32)
+        root_values = np.zeros(n, np.float64)
+        offsets = np.zeros(n + 1, np.int64)
+        total = int(sum(self.nodes[g, 0, EDGES] for g in range(n) if active[g]))
+        out_actions = np.zeros(total, np.int32)
+        out_probs = np.zeros(total, np.float64)
+        _finish(
+            active, self.nodes, self.values, self.e_action, self.e_logit, self.e_child, self.e_gumbel,
+            self.table, self.considered_m, self.c_visit, self.c_scale, self.scratch,
+            actions, root_values, out_actions, out_probs, offsets,
+        )  # fmt: skip
+        return SearchResult(actions, out_actions, out_probs, offsets, root_values)
+
+    def root(self, g: int = 0) -> dict:
+        """The root of tree ``g`` after :meth:`run`: its actions, prior logits, visits, mean
+        values (for the role to act there) and the network's value (for tests and study)."""
+        first, n = int(self.nodes[g, 0, FIRST_EDGE]), int(self.nodes[g, 0, EDGES])
+        logits, visits, q = np.zeros(n), np.zeros(n, np.int64), np.zeros(n)
+        for i in range(n):
+            c = self.e_child[first + i]
+            logits[i] = self.e_logit[first + i]
+            if c >= 0 and self.nodes[g, c, VISITS] > 0:
+                visits[i] = self.nodes[g, c, VISITS]
+                q[i] = self.values[g, c, WSUM] / visits[i]
+        return {
+            "actions": self.e_action[first : first + n].copy(),
+            "logits": logits,
+            "visits": visits,
+            "q": q,
+            "raw_value": float(self.values[g, 0, RAW]),
+            "gumbel": self.e_gumbel[first : first + n].astype(np.float64),
+            "considered": int(self.considered_m[g]),
+        }
+
+
+@njit(cache=True)
+def _best_legal(game, board, aux, part_logits, cells, legal):
+    """The legal action with the largest factored logit (the network alone)."""
+    n = legal_actions(game, board, aux, legal)
+    best, best_logit = -1, -np.inf
+    for i in range(n):
+        a = legal[i]
+        s = 0.0
+        for p in range(cells.shape[1]):
+            s += part_logits[p, cells[a, p]]
+        if s > best_logit:
+            best, best_logit = a, s
+    return best
+
+
+class GumbelAZAgent(_StateAgent):
+    """A trained AlphaZero network (:mod:`ggpzoo.training.az`) playing env ``env_name``;
+    called with a state ``(board, aux)``.
+
+    Args:
+        env_name: the game.
+        model: an :class:`~ggpzoo.training.az.net.AZNet`, or the path of its ``.json``.
+        simulations: 0 plays the network alone (the legal action of the largest logit);
+            more runs :class:`GumbelSearch` with that budget per move.
+        seed: seeds the search's Gumbel noise.
+        max_considered: the search's Gumbel-Top-k.
+
+    Needs torch (the ``train`` extra).
+    """
+
+    def __init__(self, env_name: str, model, simulations: int = 0, seed: int | None = None, max_considered: int = 16):
+        super().__init__(env_name, seed)
+        import torch
+
+        from ggpzoo.training.az.net import evaluator, load_model
+
+        net = load_model(model, env_name) if isinstance(model, (str, os.PathLike)) else model
+        if getattr(net, "env_name", None) != env_name:
+            raise ValueError(f"the model plays {getattr(net, 'env_name', None)!r}, not {env_name!r}")
+        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
+            raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
+        self.net = net.eval()
+        self.device = next(net.parameters()).device
+        self.torch = torch
+        self.simulations = int(simulations)
+        self.cells = self.spec.action_cells()
+        self.legal = np.zeros(MAX_LEGAL, np.int32)
+        self.obs = np.zeros((1, *self.spec.obs_shape), self.spec.obs_dtype)
+        self.search = None
+        if self.simulations:
+            self.search = GumbelSearch(
+                env_name,
+                evaluator(self.net, self.device),
+                self.simulations,
+                1,
+                max_considered,
+                seed=int(self.rng.integers(2**62)),
+            )
+        self.name = "az" if not self.simulations else f"az:{self.simulations}"
+        self.last_search: dict = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if seed is not None and self.search is not None:
+            self.search.rng = np.random.default_rng(seed)
+
+    def __call__(self, state) -> int:
+        board, aux = self._checked(state)
+        if is_terminal(self.game, board, aux):
+            raise ValueError("no legal action: the game is over")
+        if self.search is not None:
+            r = self.search.run(board[None], aux[None])
+            self.last_search = {"value": float(r.root_values[0]), "simulations": self.simulations}
+            return int(r.actions[0])
+        observe(self.game, board, aux, aux[ROLE], self.obs[0])
+        with self.torch.no_grad():
+            logits, v = self.net(self.torch.as_tensor(self.obs, device=self.device))
+        self.last_search = {"value": float(v[0])}
+        return int(_best_legal(self.game, board, aux, logits[0].float().cpu().numpy(), self.cells, self.legal))

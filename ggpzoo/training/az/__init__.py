@@ -1,0 +1,13 @@
+"""Gumbel AlphaZero for the ggpzoo games: the network and its files
+(:mod:`~ggpzoo.training.az.net`) and self-play training (:mod:`~ggpzoo.training.az.train`);
+the search itself is :mod:`ggpzoo.agents.gumbel`.
+
+    python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/skirmish
+
+Needs torch (the ``train`` extra).
+"""
+
+from ggpzoo.training.az.net import AZNet, load_model, save_model
+from ggpzoo.training.az.train import AZConfig, train
+
+__all__ = ["AZNet", "AZConfig", "train", "save_model", "load_model"]

@@ -1,0 +1,177 @@
+"""The AlphaZero network: a small residual CNN with a factored policy head, and its files.
+
+:class:`AZNet` reads the observation planes ``(H, W, planes)`` (from the role to act) and
+gives, for each part of an action (:attr:`~ggpzoo.envs.gamespec.GameSpec.action_parts`:
+piece and destination; queen, destination and arrow), one logit per cell, and a value in
+[-1, 1] for the role to act. An action's logit is the sum of its parts' logits
+(:func:`action_logits`), so amazons_v0's 86,980 actions need a head of 3 x 100 numbers.
+
+Files: :func:`save_model` writes ``PATH.json`` (what to build: the format, the env, the
+network's size) and ``PATH.pt`` (its ``state_dict``, tensors only); :func:`load_model`
+reads them back with ``torch.load(weights_only=True)``, which refuses anything but
+tensors and plain containers, so loading a file runs none of its code (the conventions
+of :mod:`ggpzoo.agents.weights`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+from ggpzoo.envs import spec as _spec
+
+__all__ = ["AZNet", "action_logits", "save_model", "load_model", "evaluator", "FORMAT", "MAX_MODEL_BYTES"]
+
+FORMAT = "ggpzoo-az-1"
+MAX_JSON_BYTES = 1 << 16
+MAX_MODEL_BYTES = 5 << 20  # a shipped model stays under 5 MB
+# The largest sizes a description may ask for (a file must not make the loader build a huge network).
+MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024}
+
+
+class _Block(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.a = nn.Conv2d(channels, channels, 3, padding=1)
+        self.b = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.b(torch.relu(self.a(x))))
+
+
+class AZNet(nn.Module):
+    """A 3x3 stem, ``blocks`` residual blocks of ``channels``, then the heads.
+
+    Policy: a 1x1 convolution to one channel per action part, i.e. ``(B, parts, H * W)``
+    logits. Value: a 1x1 convolution to 2 channels, ``Linear(2HW -> value_hidden)``, ReLU,
+    ``Linear(1)``, tanh.
+
+    Args:
+        env_name: the game (its observation shape and action parts).
+        channels, blocks, value_hidden: the size.
+    """
+
+    def __init__(self, env_name: str, channels: int = 32, blocks: int = 3, value_hidden: int = 64):
+        super().__init__()
+        s = _spec(env_name)
+        if min(channels, blocks + 1, value_hidden) < 1:
+            raise ValueError(
+                f"channels, value_hidden must be >= 1 and blocks >= 0, got {channels}, {blocks}, {value_hidden}"
+            )
+        self.env_name = env_name
+        self.config = {"channels": int(channels), "blocks": int(blocks), "value_hidden": int(value_hidden)}
+        h, w, planes = s.obs_shape
+        self.parts = len(s.action_parts)
+        self.obs_high = float(s.obs_high)
+        self.stem = nn.Conv2d(planes, channels, 3, padding=1)
+        self.blocks = nn.Sequential(*[_Block(channels) for _ in range(blocks)])
+        self.policy = nn.Conv2d(channels, self.parts, 1)
+        self.value_conv = nn.Conv2d(channels, 2, 1)
+        self.value = nn.Sequential(nn.Linear(2 * h * w, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``obs (B, H, W, planes)`` -> ``(part logits (B, parts, H * W), values (B,))``."""
+        x = obs.permute(0, 3, 1, 2).float() / self.obs_high
+        x = self.blocks(torch.relu(self.stem(x)))
+        logits = self.policy(x).flatten(2)
+        v = torch.tanh(self.value(torch.relu(self.value_conv(x)).flatten(1))).squeeze(1)
+        return logits, v
+
+
+def action_logits(part_logits: torch.Tensor, rows: torch.Tensor, cells: torch.Tensor) -> torch.Tensor:
+    """The logits of actions: ``sum_p part_logits[rows[i], p, cells[i, p]]``.
+
+    ``rows (L,)`` the batch row of each action, ``cells (L, parts)`` its cells
+    (``spec.action_cells()[action]``).
+    """
+    parts = torch.arange(cells.shape[1], device=cells.device)
+    return part_logits[rows[:, None], parts[None, :], cells].sum(1)
+
+
+def evaluator(net: AZNet, device: str | torch.device = "cpu"):
+    """``evaluate(obs) -> (part_logits, values)`` as numpy, for :class:`~ggpzoo.agents.gumbel.GumbelSearch`."""
+
+    @torch.no_grad()
+    def evaluate(obs: np.ndarray):
+        logits, v = net(torch.as_tensor(obs, device=device))
+        return logits.float().cpu().numpy(), v.float().cpu().numpy()
+
+    return evaluate
+
+
+def _paths(path: str) -> tuple[str, str]:
+    base = path[: -len(".json")] if path.endswith(".json") else path
+    return base + ".json", base + ".pt"
+
+
+def save_model(net: AZNet, path: str, **info) -> str:
+    """Write ``PATH.json`` and ``PATH.pt``; return the JSON's path. ``info`` (plain JSON:
+    training steps, games, ...) is stored with the description."""
+    json_path, weights_path = _paths(path)
+    os.makedirs(os.path.dirname(os.path.abspath(json_path)), exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    torch.save(state, weights_path)
+    description = {
+        "format": FORMAT,
+        "env": net.env_name,
+        "network": "AZNet",
+        "arguments": net.config,
+        "weights": os.path.basename(weights_path),
+        "info": info,
+    }
+    with open(json_path, "w") as f:
+        json.dump(description, f, indent=1)
+        f.write("\n")
+    return json_path
+
+
+def load_model(path: str, env_name: str | None = None) -> AZNet:
+    """The network stored by :func:`save_model` at ``PATH.json`` (or ``PATH``), on the CPU,
+    in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
+    for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
+    json_path, _ = _paths(path)
+    with open(json_path, "rb") as f:
+        raw = f.read(MAX_JSON_BYTES + 1)
+    if len(raw) > MAX_JSON_BYTES:
+        raise ValueError(f"{json_path} is over {MAX_JSON_BYTES >> 10} KB: not a model description")
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{json_path} is not a JSON model description: {type(e).__name__}") from None
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError(f"{json_path} is not a model description of format {FORMAT!r}")
+    if env_name is not None and d.get("env") != env_name:
+        raise ValueError(f"{json_path} is a model of {d.get('env')!r}, not of {env_name!r}")
+    try:
+        if d["network"] != "AZNet":
+            raise ValueError(f"the network {d['network']!r} is not AZNet")
+        args = d["arguments"]
+        if not isinstance(args, dict) or set(args) - set(MAX_ARGUMENTS):
+            raise ValueError(f"bad arguments {args!r}")
+        for k, v in args.items():
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ARGUMENTS[k]:
+                raise ValueError(f"{k} must be an integer in 0..{MAX_ARGUMENTS[k]}, got {v!r}")
+        weights = d["weights"]
+        if not isinstance(weights, str) or os.path.basename(weights) != weights:
+            raise ValueError(f"'weights' must be a file name next to the description, got {weights!r}")
+        net = AZNet(d["env"], **args)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None
+    weights_path = os.path.join(os.path.dirname(json_path), weights)
+    try:
+        state = torch.load(weights_path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
+        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as e:
+        raise ValueError(f"{weights_path} does not fit the described network: {str(e).splitlines()[0]}") from None
+    net.eval()
+    net.info = d.get("info", {})
+    return net

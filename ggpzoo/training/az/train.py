@@ -1,0 +1,393 @@
+"""Gumbel AlphaZero training: batched self-play with search, a replay buffer, one network.
+
+:func:`train` alternates a move of every self-play game (one :class:`GumbelSearch` of all
+of them, one batched network call per simulation) with gradient steps on samples of the
+replay buffer: the policy loss is the cross-entropy to the search's improved policy
+``softmax(logits + sigma(completed Q))`` over the legal actions, the value loss the
+squared error to the game's outcome (+1, -1, 0) for the role that acted. Every
+``checkpoint_minutes`` it writes ``OUT/checkpoint.pt`` (network, optimizer, counters)
+and ``OUT/model.json`` + ``OUT/model.pt`` (the network alone, to play: ``az:OUT/model.json``);
+every ``eval_minutes`` a row of ``OUT/log.csv`` holds the network's score (alone, no
+search) against random and greedy players. ``resume=True`` goes on from the checkpoint
+(the replay buffer starts empty).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+import torch
+from numba import njit
+
+from ggpzoo.agents.gumbel import GumbelSearch
+from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, init, is_terminal, kernel_id, legal_actions, observe
+from ggpzoo.engine.policies import greedy_choice
+from ggpzoo.engine.rng import random_legal, stream
+from ggpzoo.envs import spec as _spec
+from ggpzoo.envs.gamespec import ROLE, STEP
+from ggpzoo.tools._progress import Progress
+from ggpzoo.training.az.net import AZNet, action_logits, evaluator, save_model
+
+__all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss"]
+
+LOG_FIELDS = (
+    "step",
+    "positions",
+    "games",
+    "seconds",
+    "loss_policy",
+    "loss_value",
+    "game_length",
+    "net_vs_random",
+    "net_vs_greedy",
+)
+
+
+@dataclass
+class AZConfig:
+    """What :func:`train` does; the network's size is fixed by a run's first start.
+
+    Args:
+        env: the game.
+        simulations: search budget per move.
+        games: self-play games played together (the batch of every network call).
+        max_considered: the root's Gumbel-Top-k.
+        channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`).
+        batch_size, lr, weight_decay: the optimiser (Adam).
+        buffer_size: positions kept for training.
+        min_buffer: positions needed before the first gradient step.
+        updates_per_move: gradient steps after each move of all games.
+        max_moves: a self-play game cut after this many actions is a draw.
+        checkpoint_minutes, eval_minutes: how often to save and to measure strength.
+        eval_games: games against each of random and greedy per measurement.
+        device: ``"cpu"`` or ``"cuda"``.
+        seed: seeds the search, the sampling and the network's initial weights.
+    """
+
+    env: str
+    simulations: int = 16
+    games: int = 64
+    max_considered: int = 16
+    channels: int = 32
+    blocks: int = 3
+    batch_size: int = 256
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    buffer_size: int = 20_000
+    min_buffer: int = 256
+    updates_per_move: int = 1
+    max_moves: int = 1000
+    checkpoint_minutes: float = 5.0
+    eval_minutes: float = 5.0
+    eval_games: int = 32
+    device: str = "cpu"
+    seed: int = 0
+
+
+# ----------------------------------------------------------------------------- numba helpers
+@njit(cache=True)
+def _observe_all(game, boards, auxs, obs):
+    for g in range(boards.shape[0]):
+        observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[g])
+
+
+@njit(cache=True)
+def _outcome0(game, board, aux):
+    g = goals(game, board, aux)
+    return 1.0 if g[0] > g[1] else (-1.0 if g[0] < g[1] else 0.0)
+
+
+@njit(cache=True)
+def _play(game, variant, boards, auxs, actions, max_moves, ended, outcome0):
+    """Apply each game's action; a finished (or cut) game gets its outcome for role 0 and
+    restarts."""
+    for g in range(boards.shape[0]):
+        apply(game, boards[g], auxs[g], actions[g])
+        ended[g] = False
+        if is_terminal(game, boards[g], auxs[g]):
+            ended[g] = True
+            outcome0[g] = _outcome0(game, boards[g], auxs[g])
+        elif auxs[g, STEP] >= max_moves:
+            ended[g] = True
+            outcome0[g] = 0.0
+        if ended[g]:
+            init(game, boards[g], auxs[g], variant)
+
+
+@njit(cache=True)
+def _best_legal_batch(game, boards, auxs, part_logits, cells, rows, out, legal):
+    """For each game in ``rows``: its legal action of the largest factored logit."""
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        n = legal_actions(game, boards[g], auxs[g], legal)
+        best, best_logit = -1, -np.inf
+        for i in range(n):
+            a = legal[i]
+            s = 0.0
+            for p in range(cells.shape[1]):
+                s += part_logits[k, p, cells[a, p]]
+            if s > best_logit:
+                best, best_logit = a, s
+        out[g] = best
+
+
+@njit(cache=True)
+def _opponent_batch(game, boards, auxs, rows, greedy, seed, out, legal, b, x):
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        n = legal_actions(game, boards[g], auxs[g], legal)
+        s = stream(seed, g)
+        if greedy:
+            s, out[g] = greedy_choice(game, boards[g], auxs[g], legal, n, s, b, x)
+        else:
+            s, out[g] = random_legal(legal, n, s)
+
+
+# ----------------------------------------------------------------------------- evaluation
+def net_score(
+    net: AZNet, env_name: str, opponent: str, games: int, seed: int = 0, device="cpu", max_moves=1000
+) -> float:
+    """The network's mean score (win 1, draw 0.5, loss 0) playing alone (its legal action of
+    the largest logit) against ``"random"`` or ``"greedy"``, in ``games`` games played
+    together, white in the first half."""
+    s = _spec(env_name)
+    game, cells = kernel_id(s.kernel), s.action_cells()
+    boards = np.zeros((games, s.num_cells), np.int8)
+    auxs = np.zeros((games, s.aux_size), np.int32)
+    for g in range(games):
+        init(game, boards[g], auxs[g], s.variant)
+    net_role = (np.arange(games) >= (games + 1) // 2).astype(np.int32)
+    live = np.ones(games, bool)
+    score = np.zeros(games)
+    actions = np.zeros(games, np.int32)
+    obs = np.zeros((games, *s.obs_shape), s.obs_dtype)
+    legal = np.zeros(MAX_LEGAL, np.int32)
+    b, x = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
+    rng = np.random.default_rng(seed)
+    while live.any():
+        mine = np.flatnonzero(live & (auxs[:, ROLE] == net_role)).astype(np.int64)
+        theirs = np.flatnonzero(live & (auxs[:, ROLE] != net_role)).astype(np.int64)
+        if len(mine):
+            _observe_all(game, boards[mine], auxs[mine], obs[: len(mine)])
+            with torch.no_grad():
+                logits, _ = net(torch.as_tensor(obs[: len(mine)], device=device))
+            _best_legal_batch(game, boards, auxs, logits.float().cpu().numpy(), cells, mine, actions, legal)
+        if len(theirs):
+            _opponent_batch(
+                game, boards, auxs, theirs, opponent == "greedy", int(rng.integers(2**62)), actions, legal, b, x
+            )
+        for g in np.flatnonzero(live):
+            apply(game, boards[g], auxs[g], actions[g])
+            if is_terminal(game, boards[g], auxs[g]) or auxs[g, STEP] >= max_moves:
+                live[g] = False
+                o = _outcome0(game, boards[g], auxs[g]) if auxs[g, STEP] < max_moves else 0.0
+                o = o if net_role[g] == 0 else -o
+                score[g] = (o + 1) / 2
+    return float(score.mean())
+
+
+# ----------------------------------------------------------------------------- replay buffer
+class ReplayBuffer:
+    """The last ``capacity`` positions: observation, the policy target over the legal actions
+    (ragged), the outcome for the role to act."""
+
+    def __init__(self, capacity: int, obs_shape, obs_dtype):
+        self.capacity = int(capacity)
+        self.obs = np.zeros((self.capacity, *obs_shape), obs_dtype)
+        self.z = np.zeros(self.capacity, np.float32)
+        self.actions: list = [None] * self.capacity
+        self.probs: list = [None] * self.capacity
+        self.size = 0
+        self.next = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, obs, actions, probs, z: float) -> None:
+        i = self.next
+        self.obs[i] = obs
+        self.actions[i] = np.asarray(actions, np.int32)
+        self.probs[i] = np.asarray(probs, np.float32)
+        self.z[i] = z
+        self.next = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, n: int, rng: np.random.Generator):
+        """``(obs, z, actions, probs, rows)``: the actions' targets flattened, ``rows`` saying
+        which sample each belongs to."""
+        idx = rng.integers(self.size, size=n)
+        acts = [self.actions[i] for i in idx]
+        rows = np.repeat(np.arange(n), [len(a) for a in acts])
+        return self.obs[idx], self.z[idx], np.concatenate(acts), np.concatenate([self.probs[i] for i in idx]), rows
+
+
+def policy_value_loss(net, obs, z, actions, probs, rows, cells_t, device):
+    """``(policy loss, value loss)`` of a batch: cross-entropy of the improved policy against
+    the log-softmax of the legal actions' factored logits, squared error of the value."""
+    n = len(z)
+    part_logits, v = net(torch.as_tensor(obs, device=device))
+    rows_t = torch.as_tensor(rows, device=device)
+    logit = action_logits(part_logits, rows_t, cells_t[torch.as_tensor(actions, device=device, dtype=torch.long)])
+    top = torch.full((n,), -torch.inf, device=device).scatter_reduce(0, rows_t, logit.detach(), "amax")
+    shifted = logit - top[rows_t]
+    norm = torch.zeros(n, device=device).index_add(0, rows_t, torch.exp(shifted))
+    logp = shifted - torch.log(norm)[rows_t]
+    policy = -(torch.as_tensor(probs, device=device) * logp).sum() / n
+    value = ((v - torch.as_tensor(z, device=device)) ** 2).mean()
+    return policy, value
+
+
+# ----------------------------------------------------------------------------- the loop
+def _write_row(path: str, row: dict) -> None:
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, LOG_FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in LOG_FIELDS})
+
+
+def train(config: AZConfig, minutes: float, out: str, resume: bool = False, progress: bool | None = None) -> dict:
+    """Train for ``minutes`` (wall clock) into directory ``out``; returns the last counters.
+
+    With ``resume``, the network, optimiser and counters come from ``out/checkpoint.pt``
+    (its network size wins over ``config``'s).
+    """
+    if not (minutes > 0 and math.isfinite(minutes)):
+        raise ValueError(f"minutes must be a positive number, got {minutes!r}")
+    s = _spec(config.env)
+    device = torch.device(config.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA device")
+    os.makedirs(out, exist_ok=True)
+    ckpt_path = os.path.join(out, "checkpoint.pt")
+    counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0}
+    torch.manual_seed(config.seed)
+    if resume:
+        if not os.path.exists(ckpt_path):
+            raise ValueError(f"--resume: no checkpoint at {ckpt_path}")
+        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+        saved = json.loads(ckpt["config"])
+        if saved["env"] != config.env:
+            raise ValueError(f"{ckpt_path} trains {saved['env']!r}, not {config.env!r}")
+        config.channels, config.blocks = saved["channels"], saved["blocks"]
+        net = AZNet(config.env, config.channels, config.blocks)
+        net.load_state_dict(ckpt["model"])
+        counters.update({k: ckpt[k] for k in counters})
+    net = net if resume else AZNet(config.env, config.channels, config.blocks)
+    net.to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    if resume:
+        opt.load_state_dict(ckpt["optimizer"])
+    seed = config.seed + counters["step"]  # a resumed run draws new games
+    rng = np.random.default_rng(seed)
+    cells_t = torch.as_tensor(s.action_cells(), dtype=torch.long, device=device)
+    game, G = kernel_id(s.kernel), config.games
+    search = GumbelSearch(config.env, evaluator(net, device), config.simulations, G, config.max_considered, seed=seed)
+    buffer = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
+    boards = np.zeros((G, s.num_cells), np.int8)
+    auxs = np.zeros((G, s.aux_size), np.int32)
+    for g in range(G):
+        init(game, boards[g], auxs[g], s.variant)
+    obs = np.zeros((G, *s.obs_shape), s.obs_dtype)
+    pending: list[list] = [[] for _ in range(G)]  # (obs, actions, probs, role) per game until its end
+    ended, outcome0 = np.zeros(G, np.bool_), np.zeros(G, np.float64)
+    lengths: list[int] = []
+    losses: list[tuple[float, float]] = []
+    log_path = os.path.join(out, "log.csv")
+
+    def save() -> None:
+        state = {
+            "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+            "optimizer": opt.state_dict(),
+            "config": json.dumps(asdict(config)),
+            **counters,
+        }
+        torch.save(state, ckpt_path + ".tmp")
+        os.replace(ckpt_path + ".tmp", ckpt_path)
+        save_model(net, os.path.join(out, "model"), **counters, simulations=config.simulations)
+
+    def log(evaluate: bool) -> None:
+        row = dict(counters, seconds=round(counters["seconds"], 1))
+        if losses:
+            row["loss_policy"] = round(float(np.mean([p for p, _ in losses])), 4)
+            row["loss_value"] = round(float(np.mean([v for _, v in losses])), 4)
+        if lengths:
+            row["game_length"] = round(float(np.mean(lengths)), 1)
+        if evaluate:
+            net.eval()
+            for opponent in ("random", "greedy"):
+                row[f"net_vs_{opponent}"] = round(
+                    net_score(net, config.env, opponent, config.eval_games, seed, device, config.max_moves), 3
+                )
+        _write_row(log_path, row)
+        losses.clear()
+        lengths.clear()
+
+    start = time.perf_counter()
+    base_seconds = counters["seconds"]
+    deadline = start + minutes * 60
+    last_save = last_eval = last_log = start
+    bar = Progress(int(minutes * 60), f"az {config.env}", enabled=progress)
+    shown = 0
+    while time.perf_counter() < deadline:
+        net.eval()
+        result = search.run(boards, auxs)
+        _observe_all(game, boards, auxs, obs)
+        roles = auxs[:, ROLE].copy()
+        for g in range(G):
+            lo, hi = result.offsets[g], result.offsets[g + 1]
+            pending[g].append((obs[g].copy(), result.policy_actions[lo:hi], result.policy_probs[lo:hi], roles[g]))
+        _play(game, s.variant, boards, auxs, result.actions, config.max_moves, ended, outcome0)
+        counters["positions"] += G
+        for g in np.flatnonzero(ended):
+            for o, a, p, role in pending[g]:
+                buffer.add(o, a, p, outcome0[g] if role == 0 else -outcome0[g])
+            lengths.append(len(pending[g]))
+            pending[g] = []
+            counters["games"] += 1
+        if len(buffer) >= config.min_buffer:
+            net.train()
+            for _ in range(config.updates_per_move):
+                batch = buffer.sample(config.batch_size, rng)
+                lp, lv = policy_value_loss(net, *batch, cells_t, device)
+                opt.zero_grad()
+                (lp + lv).backward()
+                opt.step()
+                counters["step"] += 1
+                losses.append((lp.item(), lv.item()))
+        now = time.perf_counter()
+        counters["seconds"] = base_seconds + now - start
+        if now - last_save >= config.checkpoint_minutes * 60:
+            save()
+            last_save = now
+        if now - last_eval >= config.eval_minutes * 60:
+            log(True)
+            last_eval = last_log = now
+        elif now - last_log >= 30:
+            log(False)
+            last_log = now
+        elapsed = int(now - start)
+        note = f"step {counters['step']}, {counters['positions']} positions, {counters['games']} games"
+        if losses:
+            note += f", loss {losses[-1][0]:.3f}+{losses[-1][1]:.3f}"
+        bar.update(max(elapsed - shown, 0), note)
+        shown = max(shown, elapsed)
+    bar.close()
+    counters["seconds"] = base_seconds + time.perf_counter() - start
+    save()
+    log(True)
+    return dict(counters)
+
+
+def config_from_checkpoint(out: str) -> dict:
+    """The :class:`AZConfig` fields stored in ``out/checkpoint.pt``."""
+    ckpt = torch.load(os.path.join(out, "checkpoint.pt"), map_location="cpu", weights_only=True)
+    saved = json.loads(ckpt["config"])
+    return {f.name: saved[f.name] for f in fields(AZConfig) if f.name in saved}

@@ -1,0 +1,363 @@
+"""Gumbel AlphaZero: the search (ggpzoo.agents.gumbel), the network and its files, the agent
+specs, and a short training run with resume (ggpzoo.training.az)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from ggpzoo.agents import AgentSpecError, make_agent  # noqa: E402
+from ggpzoo.agents.gumbel import GumbelAZAgent, GumbelSearch, considered_visits, improved_policy  # noqa: E402
+from ggpzoo.envs import SPECS, load, spec  # noqa: E402
+from ggpzoo.envs.amazons import kernel as amazons  # noqa: E402
+from ggpzoo.envs.mad_bishops import kernel as mad_bishops  # noqa: E402
+from ggpzoo.training.az.net import MAX_MODEL_BYTES, AZNet, action_logits, evaluator, load_model, save_model  # noqa: E402
+from ggpzoo.training.az.train import AZConfig, train  # noqa: E402
+from tests.helpers import random_positions  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def uniform(parts: int, cells: int, value: float = 0.0):
+    """A network with equal logits everywhere and a constant value."""
+
+    def evaluate(obs):
+        return np.zeros((len(obs), parts, cells), np.float32), np.full(len(obs), value, np.float32)
+
+    return evaluate
+
+
+def noisy(parts: int, cells: int, seed: int):
+    rng = np.random.default_rng(seed)
+
+    def evaluate(obs):
+        return rng.normal(size=(len(obs), parts, cells)).astype(np.float32), rng.uniform(-1, 1, len(obs))
+
+    return evaluate
+
+
+def legal_of(name, board, aux):
+    out = np.empty(spec(name).max_legal, np.int32)
+    return out[: spec(name).kernel.legal_actions(board, aux, out)]
+
+
+# ----------------------------------------------------------------------------- sequential halving
+def test_considered_visits_halves_the_actions():
+    # mctx's sequence: 4 actions once each, then the best 2 twice each (16 / (2 * 4) = 2 rounds)
+    assert considered_visits(4, 16) == (0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
+    assert considered_visits(1, 3) == (0, 1, 2)
+    assert considered_visits(16, 16) == (0,) * 16
+
+
+@pytest.mark.parametrize("name", ["skirmish_v0", "amazons_v0", "amazons_split_v0", "mad_bishops_v0"])
+@pytest.mark.parametrize("simulations", [1, 7, 32])
+def test_search_spends_exactly_the_budget_as_sequential_halving_says(name, simulations):
+    s = spec(name)
+    states = random_positions(name, 3, seed=simulations)
+    search = GumbelSearch(name, noisy(len(s.action_parts), s.num_cells, 0), simulations, games=3, seed=1)
+    boards = np.stack([b for b, _ in states])
+    auxs = np.stack([x for _, x in states])
+    result = search.run(boards, auxs)
+    for g, (board, aux) in enumerate(states):
+        root = search.root(g)
+        legal = legal_of(name, board, aux)
+        assert root["visits"].sum() == simulations
+        assert result.actions[g] in legal
+        # the target covers exactly the legal actions and is a distribution
+        lo, hi = result.offsets[g], result.offsets[g + 1]
+        assert sorted(result.policy_actions[lo:hi]) == sorted(legal)
+        assert result.policy_probs[lo:hi].sum() == pytest.approx(1.0)
+        # each simulation raised one considered action from the considered count: the
+        # number of actions visited more than v times is the number of v's in the sequence
+        sequence = collections.Counter(considered_visits(root["considered"], simulations))
+        for v in range(simulations):
+            assert (root["visits"] > v).sum() == sequence[v], (v, root["visits"][root["visits"] > 0])
+        assert root["considered"] == min(16, len(legal))
+        # the chosen action is one of the most visited
+        chosen = root["visits"][list(root["actions"]).index(result.actions[g])]
+        assert chosen == root["visits"].max()
+
+
+def test_gumbel_top_k_without_noise_considers_the_largest_logits():
+    name = "skirmish_v0"
+    board, aux = spec(name).new_state()
+
+    def evaluate(obs):  # the logit of an action: its destination cell's number
+        logits = np.zeros((len(obs), 2, 64), np.float32)
+        logits[:, 1] = np.arange(64)
+        return logits, np.zeros(len(obs), np.float32)
+
+    search = GumbelSearch(name, evaluate, simulations=4, max_considered=4, gumbel_scale=0.0)
+    search.run(board[None], aux[None])
+    root = search.root()
+    visited = set(root["actions"][root["visits"] > 0] % 64)
+    dests = sorted({int(a) % 64 for a in root["actions"]}, reverse=True)
+    assert visited == set(dests[: len(visited)]) and len(visited) >= 2
+
+
+# ----------------------------------------------------------------------------- finding wins
+MATE_IN_ONE = """
+. . . . . . . . W .
+. . . . . . . . . .
+. . . . . W . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . B . . . .
+. . . . . . . . . .
+. . . . . . . . . W
+. . W . . . . . . .
+. . . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_with_a_uniform_network_finds_the_win_in_one(seed):
+    board, aux = mad_bishops.from_string(MATE_IN_ONE, role=0)
+    legal = legal_of("mad_bishops_v0", board, aux)
+    wins = []
+    for a in legal:  # the drawing: five moves, one takes black's last piece
+        b, x = board.copy(), aux.copy()
+        mad_bishops.apply(b, x, a)
+        if mad_bishops.is_terminal(b, x):
+            wins.append(int(a))
+    assert len(legal) == 5 and len(wins) == 1
+    search = GumbelSearch("mad_bishops_v0", uniform(2, 100), simulations=16, seed=seed)
+    result = search.run(board[None], aux[None])
+    assert result.actions[0] == wins[0]
+    lo, hi = result.offsets[0], result.offsets[1]
+    target = dict(zip(result.policy_actions[lo:hi].tolist(), result.policy_probs[lo:hi], strict=True))
+    assert max(target, key=target.get) == wins[0] and target[wins[0]] > 0.5
+    # black, to move with the same board, has no win: the search says so
+    assert result.root_values[0] > 0
+
+
+# ----------------------------------------------------------------------------- the policy target
+def reference_improved_policy(logits, visits, q, raw, c_visit=50.0, c_scale=0.1):
+    """Danihelka et al.'s completed-Q policy, written plainly with numpy."""
+    prior = np.exp(logits - logits.max())
+    prior /= prior.sum()
+    seen = visits > 0
+    if seen.any():
+        weighted = (prior[seen] * q[seen]).sum() / prior[seen].sum()
+        mixed = (raw + visits.sum() * weighted) / (1 + visits.sum())
+    else:
+        mixed = raw
+    completed = np.where(seen, q, mixed)
+    completed = (completed - completed.min()) / max(completed.max() - completed.min(), 1e-8)
+    sigma = (c_visit + visits.max()) * c_scale * completed
+    z = np.exp(logits + sigma - (logits + sigma).max())
+    return z / z.sum()
+
+
+def test_policy_target_equals_the_formula_on_a_hand_built_node():
+    logits = np.array([1.0, 0.5, -0.3, 0.0, 2.0])
+    visits = np.array([3, 0, 1, 0, 4])
+    q = np.array([0.2, 123.0, -0.6, 0.0, 0.5])  # the unvisited Q's are ignored
+    got = improved_policy(logits, visits, q, -0.1)
+    # by hand: prior p = softmax(logits); mixed = (-0.1 + 8 * (p0*0.2 + p2*-0.6 + p4*0.5)/(p0+p2+p4)) / 9
+    p = np.exp(logits) / np.exp(logits).sum()
+    mixed = (-0.1 + 8 * (p[0] * 0.2 + p[2] * -0.6 + p[4] * 0.5) / (p[0] + p[2] + p[4])) / 9
+    completed = np.array([0.2, mixed, -0.6, mixed, 0.5])
+    sigma = (50 + 4) * 0.1 * (completed + 0.6) / 1.1
+    expected = np.exp(logits + sigma) / np.exp(logits + sigma).sum()
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
+    np.testing.assert_allclose(got, reference_improved_policy(logits, visits, q, -0.1), rtol=1e-9)
+    # nothing visited: completed Q is the raw value everywhere, and the target is the prior
+    np.testing.assert_allclose(improved_policy(logits, np.zeros(5, np.int64), q, 0.3), p, rtol=1e-9)
+
+
+def test_policy_target_of_a_search_equals_the_formula_on_its_root():
+    s = spec("skirmish_v0")
+    board, aux = random_positions("skirmish_v0", 1, seed=5)[0]
+    search = GumbelSearch("skirmish_v0", noisy(2, 64, 3), simulations=24, seed=2)
+    result = search.run(board[None], aux[None])
+    root = search.root()
+    expected = reference_improved_policy(root["logits"], root["visits"], root["q"], root["raw_value"])
+    np.testing.assert_allclose(result.policy_probs, expected, rtol=1e-6)
+    assert list(result.policy_actions) == list(root["actions"]) and s.num_cells == 64
+
+
+# ----------------------------------------------------------------------------- values and roles
+@pytest.mark.parametrize(
+    "name, phase, sign",
+    [
+        ("amazons_split_v0", "move", +1),  # white moves, then white fires: the same side
+        ("amazons_split_v0", "fire", -1),  # white fires, then black moves
+        ("amazons_v0", "move", -1),  # a whole turn: then black moves
+    ],
+)
+def test_a_childs_value_counts_for_the_role_that_acts_there(name, phase, sign):
+    s = spec(name)
+    board, aux = s.new_state()
+    if phase == "fire":
+        amazons.apply(board, aux, legal_of(name, board, aux)[0])
+        assert aux[amazons.ROLE] == 0 and aux[amazons.PHASE] == 1
+    # every evaluated state is worth +0.5 to the role to act there; four simulations
+    # visit four root actions once each
+    search = GumbelSearch(name, uniform(len(s.action_parts), 100, 0.5), simulations=4, max_considered=4, seed=0)
+    result = search.run(board[None], aux[None])
+    root = search.root()
+    assert (root["visits"] > 0).sum() == 4
+    np.testing.assert_allclose(root["q"][root["visits"] > 0], sign * 0.5)
+    assert result.root_values[0] == pytest.approx((0.5 + 4 * sign * 0.5) / 5)
+
+
+# ----------------------------------------------------------------------------- the factored head
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_an_actions_logit_is_the_sum_of_its_parts(name):
+    s = spec(name)
+    torch.manual_seed(0)
+    net = AZNet(name, channels=8, blocks=1).eval()
+    env = load(name).raw_env()
+    rng = np.random.default_rng(0)
+    for board, aux in random_positions(name, 3, seed=1):
+        search = GumbelSearch(name, evaluator(net), simulations=1)
+        search.run(board[None], aux[None])
+        root = search.root()
+        env.set_state((board, aux))
+        obs = env.observe(env.agent_selection)["observation"]
+        with torch.no_grad():
+            part_logits = net(torch.as_tensor(obs[None]))[0][0].numpy()
+        for i in rng.choice(len(root["actions"]), size=min(20, len(root["actions"])), replace=False):
+            a = int(root["actions"][i])
+            # the cells from the env's own decoding, not from the spec's table
+            cells = [(y - 1) * s.width + (x - 1) for x, y in env.decode_action(a)]
+            assert len(cells) == len(s.action_parts)
+            expected = sum(part_logits[p, c] for p, c in enumerate(cells))
+            assert root["logits"][i] == pytest.approx(expected, abs=1e-5)
+            got = action_logits(
+                torch.as_tensor(part_logits[None]), torch.zeros(1, dtype=torch.long), torch.as_tensor([cells])
+            )
+            assert float(got[0]) == pytest.approx(expected, abs=1e-5)
+
+
+# ----------------------------------------------------------------------------- files
+def test_save_and_load_round_trip_with_plain_weights(tmp_path):
+    net = AZNet("amazons_v0")
+    path = save_model(net, str(tmp_path / "m"), step=7)
+    assert os.path.getsize(tmp_path / "m.pt") < MAX_MODEL_BYTES  # a default network fits a shipped baseline
+    loaded = load_model(path, "amazons_v0")
+    assert loaded.info["step"] == 7
+    obs = torch.as_tensor(np.random.default_rng(0).integers(0, 2, (2, 10, 10, 3)), dtype=torch.int8)
+    with torch.no_grad():
+        for a, b in zip(net(obs), loaded(obs), strict=True):
+            torch.testing.assert_close(a, b)
+    # the weights are plain tensors: weights_only loads them
+    state = torch.load(tmp_path / "m.pt", weights_only=True)
+    assert all(isinstance(v, torch.Tensor) for v in state.values())
+    with pytest.raises(ValueError, match="not of 'skirmish_v0'"):
+        load_model(path, "skirmish_v0")
+
+
+class _Planted:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.makedirs, (self.marker,))
+
+
+def test_a_pickle_planted_in_the_weights_is_refused(tmp_path):
+    path = save_model(AZNet("skirmish_v0", channels=4, blocks=0), str(tmp_path / "m"))
+    marker = tmp_path / "ran"
+    torch.save({"stem.weight": _Planted(str(marker))}, tmp_path / "m.pt")
+    with pytest.raises(ValueError, match="not a plain weights file"):
+        load_model(path)
+    assert not marker.exists()
+    d = json.loads((tmp_path / "m.json").read_text())
+    (tmp_path / "m.json").write_text(json.dumps(d | {"weights": "../m.pt"}))
+    with pytest.raises(ValueError, match="file name next to the description"):
+        load_model(path)
+    (tmp_path / "m.json").write_text(json.dumps(d | {"arguments": {"channels": 4096, "blocks": 1000}}))
+    with pytest.raises(ValueError, match="channels must be an integer in 0..256"):
+        load_model(path)  # refused before anything is built
+    (tmp_path / "m.json").write_text(json.dumps(d | {"format": "ggpzoo-policy-1"}))
+    with pytest.raises(ValueError, match="not a model description"):
+        load_model(path)
+
+
+# ----------------------------------------------------------------------------- agent specs
+def test_agent_specs(tmp_path, monkeypatch):
+    no_baseline = r"no baseline network is shipped for skirmish_v0.*python -m ggpzoo\.training\.az --env skirmish_v0"
+    with pytest.raises(AgentSpecError, match=no_baseline):
+        make_agent("baseline:32", "skirmish_v0")
+    for text, message in [
+        ("baseline:abc", "search budget is a positive number"),
+        ("baseline:0", "search budget is a positive number"),
+        ("az:", "give the network's description"),
+        ("az:/nonexistent/model.json", "no such model file"),
+        ("az:/nonexistent/model.json:16", "no such model file: /nonexistent/model.json"),
+    ]:
+        with pytest.raises(AgentSpecError, match=message):
+            make_agent(text, "skirmish_v0")
+    path = save_model(AZNet("skirmish_v0", channels=4, blocks=1), str(tmp_path / "net"))
+    with pytest.raises(AgentSpecError, match="a model of 'skirmish_v0', not of 'mad_bishops_v0'"):
+        make_agent(f"az:{path}", "mad_bishops_v0")
+    alone, searching = make_agent(f"az:{path}", "skirmish_v0"), make_agent(f"az:{path}:8", "skirmish_v0", seed=1)
+    assert isinstance(alone, GumbelAZAgent) and (alone.simulations, searching.simulations) == (0, 8)
+    assert searching.name == f"az:{path}:8"
+    # a shipped baseline is found by the env's name
+    import ggpzoo.baselines
+
+    monkeypatch.setattr(ggpzoo.baselines, "DIRECTORY", str(tmp_path))
+    save_model(AZNet("skirmish_v0", channels=4, blocks=1), str(tmp_path / "skirmish_v0"))
+    assert ggpzoo.baselines.available() == ["skirmish_v0"]
+    env = load("skirmish_v0").raw_env()
+    env.reset()
+    for text in ("baseline", "baseline:4"):
+        agent = make_agent(text, "skirmish_v0", seed=0)
+        assert agent.act(env) in env.legal_actions()
+
+
+# ----------------------------------------------------------------------------- training
+def test_a_short_training_run_resumes(tmp_path):
+    config = AZConfig(
+        env="skirmish_endgame_v0", simulations=4, games=4, channels=8, blocks=1, batch_size=32,
+        min_buffer=16, max_moves=12, eval_games=2, checkpoint_minutes=1, eval_minutes=1,
+    )  # fmt: skip
+    train(config, minutes=0.001, out=str(tmp_path / "warm"), progress=False)  # numba compiles outside the clock
+    out = str(tmp_path / "run")
+    first = train(config, minutes=0.12, out=out, progress=False)
+    assert first["step"] > 0 and first["games"] > 0
+    model = load_model(os.path.join(out, "model.json"), "skirmish_endgame_v0")
+    assert model.info["step"] == first["step"]
+    second = train(config, minutes=0.12, out=out, resume=True, progress=False)
+    assert second["step"] > first["step"] and second["positions"] > first["positions"]
+    assert second["seconds"] > first["seconds"]
+    rows = (tmp_path / "run" / "log.csv").read_text().splitlines()
+    assert rows[0].startswith("step,positions") and len(rows) >= 3
+    last = dict(zip(rows[0].split(","), rows[-1].split(","), strict=True))
+    assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
+    with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
+        train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
+
+
+def test_command_line(tmp_path, capsys):
+    from ggpzoo.training.az.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--env", "chess_v9", "--minutes", "1", "--out", str(tmp_path)])
+    assert e.value.code == 2 and "unknown env 'chess_v9'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--env", "skirmish_v0", "--minutes", "0", "--out", str(tmp_path)])
+    assert "not a positive finite number" in capsys.readouterr().err
+    assert main(["--env", "skirmish_v0", "--minutes", "1", "--out", str(tmp_path / "none"), "--resume"]) == 2
+    assert "no checkpoint at" in capsys.readouterr().err
+
+
+def test_the_self_play_benchmark_runs(monkeypatch, capsys):
+    import runpy
+
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "gumbel_selfplay.py")
+    argv = ["gumbel_selfplay.py", "--env", "skirmish_endgame_v0", "--games", "2", "--simulations", "2"]
+    argv += ["--seconds", "0.3"]
+    monkeypatch.setattr("sys.argv", argv)
+    runpy.run_path(script, run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.startswith("skirmish_endgame_v0: ") and "positions/s" in out
