@@ -99,6 +99,18 @@ def test_every_dispatcher_matches_the_direct_kernel_call(name):
             dispatch.observe(game, board, aux, role, obs_d)
             k.observe(board, aux, role, obs_k)
             np.testing.assert_array_equal(obs_d, obs_k)
+            reach_d, reach_k = np.zeros((s.height, s.width, 2), np.int8), np.zeros((s.height, s.width, 2), np.int8)
+            dispatch.reach_planes(game, board, role, reach_d)
+            s.reach_planes(board, role, reach_k)
+            np.testing.assert_array_equal(reach_d, reach_k)
+        if s.potential is not None:
+            assert dispatch.potential(game, board, aux) == s.potential(board, aux)
+        else:
+            with pytest.raises(ValueError, match="no potential"):
+                dispatch.potential(game, board, aux)
+        view = np.zeros_like(board)
+        dispatch.stage_board(game, board, np.zeros(3, np.int32), 0, view)
+        np.testing.assert_array_equal(view, board)  # before the last stage: the board itself
         if k.is_terminal(board, aux):
             continue
         n = dispatch.legal_actions(game, board, aux, out_d)
@@ -125,6 +137,7 @@ def test_an_unknown_kernel_id_raises_in_every_dispatcher(bad):
         lambda: dispatch.goals(bad, board, aux),
         lambda: dispatch.observe(bad, board, aux, 0, obs),
         lambda: dispatch.check_state(bad, board, aux),
+        lambda: dispatch.reach_planes(bad, board, 0, obs[:, :, :2]),
     ]
     for call in calls:
         with pytest.raises(ValueError, match="unknown kernel id"):
@@ -179,7 +192,7 @@ def _imports(path: pathlib.Path) -> set[str]:
 
 
 def test_the_engine_imports_only_the_games_and_itself():
-    allowed = ("numpy", "numba", "gymnasium", "ggpzoo.engine", "ggpzoo.envs", "__future__", "typing")
+    allowed = ("numpy", "numba", "gymnasium", "ggpzoo.engine", "ggpzoo.envs", "__future__", "typing", "functools")
     forbidden = ("ggpzoo.envs.base", "pettingzoo")  # the AEC envs are above the engine
     for path in sorted((PACKAGE / "engine").glob("*.py")):
         for name in _imports(path):

@@ -71,10 +71,9 @@ def test_train_batched_tiny_run_and_resume(env, tmp_path, capsys):
     for r in rows:
         assert int(r["wins"]) + int(r["draws"]) + int(r["losses"]) == int(r["games"])
     summary = json.loads((out / "summary.json").read_text())
-    from ggpzoo.envs import spec
+    from ggpzoo.training.train import recipe
 
-    assert summary["recipe"]["decompose"] is True and summary["recipe"]["n_envs"] == 2
-    assert summary["recipe"]["reach_planes"] is spec(env).recipe["reach_planes"]
+    assert summary["recipe"] == recipe(env, n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[32])
     state = json.loads((out / "checkpoint.json").read_text())
     first = state["timesteps"]
     assert first == summary["timesteps"] >= 256 and (out / "policy.json").exists()

@@ -733,13 +733,15 @@ def test_reach_planes_are_the_cells_each_side_could_capture_on(variant):
 
     name = "skirmish_v0" if variant == SK else "skirmish_endgame_v0"
     out = np.zeros((8, 8, 2), np.float32)
-    for board, aux in random_positions(name, 25, seed=variant + 11, max_depth=50):
+    for board, _aux in random_positions(name, 25, seed=variant + 11, max_depth=50):
         pieces = ref_position(board)
         for viewer in (0, 1):
             K.reach_planes(board, viewer, out)
             for plane, role in ((0, viewer), (1, 1 - viewer)):
                 ys, xs = np.nonzero(out[:, :, plane])
-                assert {(x + 1, y + 1) for x, y in zip(xs.tolist(), ys.tolist())} == ref_cover(pieces, role, variant)
+                assert {(x + 1, y + 1) for x, y in zip(xs.tolist(), ys.tolist(), strict=False)} == ref_cover(
+                    pieces, role, variant
+                )
 
 
 def test_reach_planes_in_a_drawn_position():
@@ -757,11 +759,11 @@ def test_reach_planes_in_a_drawn_position():
     )
     out = np.zeros((8, 8, 2), np.float32)
     K.reach_planes(board, 0, out)
-    white = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 0]))}
+    white = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 0]), strict=False)}
     assert (2, 2) in white and (3, 3) not in white  # the bishop's diagonal stops at the hole
     assert (1, 1) in white  # the rook defends the bishop: own pieces are covered
     assert (3, 2) in white and (3, 7) not in white  # the hole (3,3) shields the pawn from the rook
-    black = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 1]))}
+    black = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 1]), strict=False)}
     assert {(2, 6), (4, 6)} <= black  # the black pawn on (3,7) covers its forward diagonals
     assert (5, 6) in black and (6, 6) not in black  # the knight (7,7); never a hole
 

@@ -2,14 +2,14 @@
 
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
-``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel protocol of
-:mod:`ggpzoo.envs.base`, and the training aids the kernels hold (``potential``,
-``reach_planes``, ``stage_board``: no rules, but one copy of each, shared by the AEC
-wrappers and the batched self-play env); ``game`` is the id of a spec's kernel, :func:`kernel_id`. Each is one numba function
-with one explicit branch per kernel, every kernel a constant, so that it is compiled once
-and cached (kernels passed as arguments or captured in closures are recompiled in every
-process, and numba's cache only notices changes to this file: hence the explicit list). An
-unknown id raises ``ValueError``.
+``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel
+protocol of :mod:`ggpzoo.envs.base`, and the training aids the kernels hold
+(``potential``, ``reach_planes``, ``stage_board``: no rules, but one copy of each, shared
+by the AEC wrappers and the batched self-play env); ``game`` is the id of a spec's kernel,
+:func:`kernel_id`. Each is one numba function with one explicit branch per kernel, every
+kernel a constant, so that it is compiled once and cached (kernels passed as arguments or
+captured in closures are recompiled in every process, and numba's cache only notices
+changes to this file: hence the explicit list). An unknown id raises ``ValueError``.
 
 A new kernel family joins ``KERNELS`` and gets one branch in each function below;
 ``tests/test_engine.py`` checks every dispatcher against the direct kernel call for every

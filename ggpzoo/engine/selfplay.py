@@ -421,7 +421,9 @@ class SelfPlayGames:
         """One decision of ``opponent`` in each game of ``idx`` (a cell or a whole action)."""
         if opponent.takes == "state":
             actions = np.asarray(opponent.act_states(self.boards[idx].copy(), self.auxs[idx].copy()))
-            legal = np.array([a in self.legal[i, : self.n_legal[i]] for i, a in zip(idx, actions.tolist())])
+            legal = np.array(
+                [a in self.legal[i, : self.n_legal[i]] for i, a in zip(idx, actions.tolist(), strict=False)]
+            )
             if actions.shape != (len(idx),) or not legal.all():
                 raise ValueError(f"opponent {opponent!r} returned illegal game actions {actions!r}")
             _play_actions(self.game, self.table, self.parts, self.skip, idx, actions.astype(np.int32), self.boards,
@@ -440,7 +442,9 @@ class SelfPlayGames:
     def _check_choices(actions: np.ndarray, masks: np.ndarray, who: str) -> None:
         n, size = masks.shape
         if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"{who}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}")
+            raise ValueError(
+                f"{who}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
+            )
         bad = (actions < 0) | (actions >= size)
         if not bad.any():
             bad = masks[np.arange(n), actions] == 0

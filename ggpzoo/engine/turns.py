@@ -7,7 +7,8 @@ These functions are the one copy of that rule: the AEC wrappers
 (:class:`ggpzoo.wrappers.TurnDecomposition` and its subclasses) and the batched self-play
 env (:mod:`ggpzoo.engine.selfplay`) both call them.
 
-* :func:`action_cells` - the table ``(num_actions, parts)`` of the cells each action names;
+* :func:`action_cells` - the table ``(num_actions, parts)`` of the cells each action names
+  (the spec's, cached);
 * :func:`stage_mask` - the cells open at a stage, given the choices made;
 * :func:`complete_action` - the one legal action that agrees with every choice;
 * :func:`forced_choices` - make the choices (but the last) that have one option.
@@ -35,18 +36,11 @@ def from_to_cells(num_actions: int, cells: int) -> np.ndarray:
 @functools.cache
 def action_cells(name: str) -> np.ndarray:
     """The cells each action of game ``name`` names, ``(num_actions, len(action_parts))``
-    int32 (read-only): the kernel's ``DECODE`` table for three-part actions
-    (``amazons_v0``), ``src * cells + dst`` for the from/to games."""
+    int32: its spec's :meth:`~ggpzoo.envs.gamespec.GameSpec.action_cells`, made once and
+    read-only."""
     from ggpzoo.envs import spec
 
-    sp = spec(name)
-    parts = len(sp.action_parts)
-    if parts == 2:
-        table = from_to_cells(sp.num_actions, sp.num_cells)
-    else:
-        table = np.ascontiguousarray(sp.kernel.DECODE[: sp.num_actions, :parts].astype(np.int32))
-    if table.shape != (sp.num_actions, parts):
-        raise ValueError(f"{name}: no table of the cells its {sp.num_actions} actions name")
+    table = spec(name).action_cells()
     table.flags.writeable = False
     return table
 

@@ -117,9 +117,8 @@ def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "
 
 
 def format_train_table(rows: list[dict]) -> str:
-    lines = [
-        f"{'env':<21} {'path':<15} {'network':<16} {'games':>5} {'steps':>9} {'steps/s':>9} {'env share':>9} {'ratio':>7}"
-    ]
+    head = f"{'env':<21} {'path':<15} {'network':<16} {'games':>5} {'steps':>9} {'steps/s':>9}"
+    lines = [f"{head} {'env share':>9} {'ratio':>7}"]
     for r in rows:
         ratio = f"{r['ratio']:.1f}x" if "ratio" in r else ""
         lines.append(

@@ -89,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{list,bench,arena,replay,play,train,gdl}", parser_class=_Parser)
+    sub = parser.add_subparsers(
+        dest="command", metavar="{list,bench,arena,replay,play,train,gdl}", parser_class=_Parser
+    )
 
     sub.add_parser(
         "list", help="list the environments and the agents", description="List the environments and the agent specs."

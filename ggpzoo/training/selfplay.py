@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copy
 import io
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -141,7 +140,7 @@ class AgentOpponents:
         self.name = agent.name
 
     def act_states(self, boards: np.ndarray, auxs: np.ndarray) -> np.ndarray:
-        return np.array([self.agent((b, x)) for b, x in zip(boards, auxs)], np.int64)
+        return np.array([self.agent((b, x)) for b, x in zip(boards, auxs, strict=False)], np.int64)
 
     def __repr__(self) -> str:
         return f"<AgentOpponents {self.name}>"
@@ -375,4 +374,3 @@ def evaluate(
         "win_rate": wins / games,
         "ci95": (lo, hi),
     }
-

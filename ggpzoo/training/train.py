@@ -63,7 +63,10 @@ VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
 def recipe(name: str, **overrides) -> dict:
     """Game ``name``'s training recipe: :data:`DEFAULT_RECIPE`, its spec's ``recipe``, then
     ``overrides`` (unknown keys raise ValueError)."""
-    r = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_RECIPE.items()}
+    r = {
+        k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
+        for k, v in DEFAULT_RECIPE.items()
+    }
     for source in (dict(_spec(name).recipe), overrides):
         unknown = set(source) - set(DEFAULT_RECIPE)
         if unknown:

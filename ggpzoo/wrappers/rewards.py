@@ -106,7 +106,9 @@ class GoalRewardWrapper(RewardAccounting):
             o = self._other(a)
             opp_after = after.get(o, 0)
             opp_before = before.get(o, opp_after)
-            rewards[a] = float(goal_reward(kind, int(before.get(a, g)), int(opp_before), int(g), int(opp_after), bool(ended)))
+            rewards[a] = float(
+                goal_reward(kind, int(before.get(a, g)), int(opp_before), int(g), int(opp_after), bool(ended))
+            )
         return rewards
 
     def _other(self, agent: str) -> str:

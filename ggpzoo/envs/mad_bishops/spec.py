@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ggpzoo.envs.gamespec import MOVE_DECOMPOSITION, GameSpec
 from ggpzoo.envs.mad_bishops import kernel as K
 
