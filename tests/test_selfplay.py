@@ -237,3 +237,18 @@ def test_sb3_maskable_ppo_trains_on_the_vec_env(tmp_path):
     assert result["games"] == 20 and result["wins"] + result["draws"] + result["losses"] == 20
     lo, hi = result["ci95"]
     assert 0 <= lo <= result["win_rate"] <= hi <= 1
+
+
+def test_search_agents_join_the_pool_by_spec():
+    from ggpzoo.training.selfplay import make_games
+
+    games = make_games("skirmish_endgame_v0", 4, opponents=["mcts:8", "random"], weights=[1, 0], seed=2)
+    assert isinstance(games.opponents[0], AgentOpponents) and games.opponents[0].name == "mcts:8"
+    obs, masks = games.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        obs, _, _, _ = games.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        masks = games.action_masks()
+        assert (games.auxs[:, 0] == games.learner).all()
+    with pytest.raises(TypeError, match="searches game states"):
+        AgentOpponents("random", "skirmish_endgame_v0")

@@ -211,11 +211,15 @@ class SelfPlayVecEnv(_VecEnvMixin):
     role), ``outcome`` (+1/0/-1) and ``opponent`` (the pool entry's name).
     """
 
+    _with_base: type | None = None  # this class with SB3's VecEnv as a base, made once
+
     def __new__(cls, *args, **kwargs):
         base = _sb3_base()
         if not issubclass(cls, base):
-            cls = type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
-            SelfPlayVecEnv._made = cls
+            if cls.__dict__.get("_with_base") is None:
+                made = type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
+                cls._with_base = made
+            cls = cls.__dict__["_with_base"]
         return object.__new__(cls)
 
     def __init__(self, name: str, num_envs: int = 64, **kwargs):
@@ -350,8 +354,10 @@ def evaluate(
 
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
-    player = policy if callable(getattr(policy, "act_batch", None)) else PolicySnapshot(policy, copy=False)
-    player.deterministic = deterministic
+    if callable(getattr(policy, "act_batch", None)):
+        player = policy  # plays as it is (``deterministic`` is for SB3 policies)
+    else:
+        player = PolicySnapshot(policy, copy=False, deterministic=deterministic)
     env = make_games(name, int(games), opponents=[opponent], seed=seed, **view)
     obs, masks = env.reset()
     outcome = np.zeros(games, np.int64)
