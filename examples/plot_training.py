@@ -37,7 +37,7 @@ def plot(paths: list[Path], out: Path, title: str | None = None) -> None:
     cols = min(len(paths), 3)
     rows = (len(paths) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax, path in zip(axes.flat, paths):
+    for ax, path in zip(axes.flat, paths, strict=False):
         for opponent, points in read(path).items():
             x = [p["minutes"] for p in points]
             y = [100 * p["win_rate"] for p in points]

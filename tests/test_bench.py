@@ -45,3 +45,36 @@ def test_bad_arguments(argv, message, capsys):
         bench.main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_train_throughput_rows_for_both_paths():
+    pytest.importorskip("sb3_contrib")
+    from ggpzoo.tools.bench_train import bench_train, format_train_table
+
+    rows = bench_train(
+        "skirmish_endgame_v0", seconds=0.01, n_envs=2, n_steps=16, batch_size=32, n_epochs=1, policy="mlp", net_arch=[8]
+    )
+    assert [r["path"] for r in rows] == ["SingleAgentEnv", "SelfPlayVecEnv"]
+    for r in rows:
+        assert r["steps"] >= 32 and r["steps_per_s"] > 0 and 0 < r["env_share"] < 1
+    assert rows[1]["ratio"] == pytest.approx(rows[1]["steps_per_s"] / rows[0]["steps_per_s"])
+    assert rows[1]["env_ratio"] == pytest.approx(rows[1]["env_steps_per_s"] / rows[0]["env_steps_per_s"])
+    table = format_train_table(rows)
+    assert "SelfPlayVecEnv" in table and "x" in table.splitlines()[-1]
+
+
+def test_train_flag_runs_the_training_benchmark(monkeypatch, capsys):
+    from ggpzoo.tools import bench, bench_train
+
+    calls = []
+    row = {"env": "mad_bishops_v0", "path": "SingleAgentEnv", "network": "mlp", "n_envs": 1, "steps": 1}
+    row |= {"steps_per_s": 1.0, "env_steps_per_s": 2.0, "env_share": 0.5}
+
+    def fake(name, seconds, seed):
+        calls.append((name, seconds))
+        return [row]
+
+    monkeypatch.setattr(bench_train, "bench_train", fake)
+    assert bench.main(["--train", "--env", "mad_bishops_v0"]) == 0
+    assert calls == [("mad_bishops_v0", 60.0)]
+    assert "mad_bishops_v0" in capsys.readouterr().out

@@ -79,8 +79,41 @@ def test_cell_policy_trains_saves_and_loads(tmp_path):
     assert int(a) == int(b) and mask[int(a)]
 
 
-def test_cell_policy_needs_one_action_per_cell():
+def test_cell_policy_needs_one_action_per_cell_or_pair():
     from ggpzoo.training.nets import CellPolicy
 
-    with pytest.raises(ValueError, match=r"Discrete\(100\) actions, one per cell"):
-        CellPolicy(spaces.Box(0, 1, (10, 10, 3), np.int8), spaces.Discrete(10_000), lambda _: 3e-4)
+    with pytest.raises(ValueError, match=r"Discrete\(100\) actions \(one per cell\) or Discrete\(10000\)"):
+        CellPolicy(spaces.Box(0, 1, (10, 10, 3), np.int8), spaces.Discrete(500), lambda _: 3e-4)
+
+
+def test_cell_policy_on_from_to_pairs():
+    """On Discrete(cells ** 2) the logit of (s, d) is source[s] + destination[d] + u[s] . v[d],
+    from shared 1x1 convolutions: checked against the terms computed by hand."""
+    from sb3_contrib import MaskablePPO
+
+    from ggpzoo.training.nets import CellPolicy
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
+
+    env = SelfPlayVecEnv("skirmish_endgame_v0", num_envs=4, reward="delta_zero_sum", reach_planes=True, seed=0)
+    model = MaskablePPO(
+        CellPolicy, env, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu", policy_kwargs={"channels": 4}
+    )
+    policy = model.policy
+    heads = policy.mlp_extractor
+    assert policy.pairs and heads.latent_dim_pi == 4096
+    obs = torch.as_tensor(env.reset())
+    with torch.no_grad():
+        features = policy.extract_features(obs, policy.pi_features_extractor)
+        logits = policy.action_net(heads.forward_actor(features))
+        maps = features.view(-1, *heads.shape)
+        terms = heads.cell_logit(maps).flatten(2)
+        emb = heads.embed(maps).flatten(2)
+        u, v = emb[:, : heads.rank], emb[:, heads.rank :]
+    assert logits.shape == (4, 4096)
+    for s, d in [(8, 16), (63, 0), (9, 9)]:
+        expected = terms[:, 0, s] + terms[:, 1, d] + (u[:, :, s] * v[:, :, d]).sum(1)
+        assert torch.allclose(logits[:, s * 64 + d], expected, atol=1e-6)
+    model.learn(64)
+    masks = env.action_masks()
+    a, _ = model.predict(env.games.observe(), action_masks=masks, deterministic=True)
+    assert all(masks[i, int(x)] for i, x in enumerate(a))

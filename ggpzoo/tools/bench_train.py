@@ -2,7 +2,8 @@
 path (:class:`~ggpzoo.training.single_agent.SingleAgentEnv` games in SB3's ``DummyVecEnv``)
 and on the batched self-play env (:class:`~ggpzoo.training.selfplay.SelfPlayVecEnv`), side
 by side in one run, with the share of each step spent in the env (stepping, the opponents'
-moves, the masks) and in the network (acting and learning).
+moves, the masks) and in the network (acting and learning), and each env's own speed
+without a network (uniformly random legal actions from its masks, "env alone").
 
     python -m ggpzoo bench --train                     # every game, 60 s per path
     python -m ggpzoo bench --train --env skirmish_v0 --seconds 120
@@ -93,6 +94,21 @@ def _time_path(venv, r: dict, seconds: float, seed: int) -> dict:
     return {"steps": steps, "seconds": elapsed, "steps_per_s": steps / elapsed, "env_share": timed.seconds / elapsed}
 
 
+def _env_only(venv, seconds: float, seed: int) -> float:
+    """Learner steps/s of ``venv`` alone: uniformly random legal actions from its masks, no network."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    venv.reset()
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds or steps == 0:
+        masks = np.stack(venv.env_method("action_masks"))
+        u = rng.random(masks.shape) * masks  # a uniformly random legal action per game: argmax of u
+        venv.step(u.argmax(axis=1))
+        steps += venv.num_envs
+    return steps / (time.perf_counter() - t0)
+
+
 def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "batched"), **overrides) -> list[dict]:
     """Time MaskablePPO with ``name``'s recipe (and ``overrides``) on each of ``paths``
     (``"aec"``: SingleAgentEnv; ``"batched"``: SelfPlayVecEnv). One row per path; the
@@ -107,22 +123,27 @@ def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "
     rows = []
     for path in paths:
         venv = _aec_venv(name, r, seed) if path == "aec" else make_env(name, r, seed)
+        env_only = _env_only(venv, min(seconds, 10.0), seed)
         row = _time_path(venv, r, seconds, seed)
+        row["env_steps_per_s"] = env_only
         row |= {"env": name, "path": "SingleAgentEnv" if path == "aec" else "SelfPlayVecEnv", "n_envs": r["n_envs"]}
-        row["network"] = "cell" if r["policy"] == "cell" else f"mlp {r['net_arch']}"
+        row["network"] = "cell" if r["policy"] == "cell" else "mlp " + "-".join(map(str, r["net_arch"]))
         rows.append(row)
     if len(rows) == 2:
         rows[1]["ratio"] = rows[1]["steps_per_s"] / rows[0]["steps_per_s"]
+        rows[1]["env_ratio"] = rows[1]["env_steps_per_s"] / rows[0]["env_steps_per_s"]
     return rows
 
 
 def format_train_table(rows: list[dict]) -> str:
-    head = f"{'env':<21} {'path':<15} {'network':<16} {'games':>5} {'steps':>9} {'steps/s':>9}"
-    lines = [f"{head} {'env share':>9} {'ratio':>7}"]
+    head = f"{'env':<21} {'path':<15} {'network':<11} {'games':>5} {'steps':>8} {'steps/s':>8}"
+    lines = [f"{head} {'env share':>9} {'ratio':>6}  {'env alone/s':>11} {'ratio':>6}"]
     for r in rows:
         ratio = f"{r['ratio']:.1f}x" if "ratio" in r else ""
+        env_ratio = f"{r['env_ratio']:.1f}x" if "env_ratio" in r else ""
         lines.append(
-            f"{r['env']:<21} {r['path']:<15} {r['network']:<16} {r['n_envs']:>5} {r['steps']:>9,} "
-            f"{r['steps_per_s']:>9,.0f} {100 * r['env_share']:>8.0f}% {ratio:>7}"
+            f"{r['env']:<21} {r['path']:<15} {r['network']:<11} {r['n_envs']:>5} {r['steps']:>8,} "
+            f"{r['steps_per_s']:>8,.0f} {100 * r['env_share']:>8.0f}% {ratio:>6}  "
+            f"{r.get('env_steps_per_s', 0):>11,.0f} {env_ratio:>6}"
         )
     return "\n".join(lines)

@@ -83,19 +83,35 @@ class ConvTrunk(BaseFeaturesExtractor):
 
 
 class _CellHeads(nn.Module):
-    """The policy and value heads on a :class:`ConvTrunk`'s features (SB3's ``mlp_extractor``)."""
+    """The policy and value heads on a :class:`ConvTrunk`'s features (SB3's ``mlp_extractor``).
 
-    def __init__(self, shape: tuple[int, int, int], value_hidden: int):
+    One logit per cell; with ``pairs``, one per (source, destination) pair of cells:
+    ``source[s] + destination[d] + u[s] . v[d]``, each term from the cells' own features
+    through shared 1x1 convolutions (``u``, ``v``: ``rank`` numbers per cell).
+    """
+
+    def __init__(self, shape: tuple[int, int, int], value_hidden: int, pairs: bool = False, rank: int = 8):
         super().__init__()
         self.shape = shape
         channels, h, w = shape
-        self.latent_dim_pi = h * w
+        self.pairs = pairs
+        self.latent_dim_pi = (h * w) ** 2 if pairs else h * w
         self.latent_dim_vf = value_hidden
-        self.cell_logit = nn.Conv2d(channels, 1, 1)
+        self.cell_logit = nn.Conv2d(channels, 2 if pairs else 1, 1)
+        if pairs:
+            self.rank = rank
+            self.embed = nn.Conv2d(channels, 2 * rank, 1)
         self.value = nn.Sequential(nn.Linear(channels * h * w, value_hidden), nn.ReLU())
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return self.cell_logit(features.view(-1, *self.shape)).flatten(1)
+        maps = features.view(-1, *self.shape)
+        logits = self.cell_logit(maps).flatten(2)  # (n, 1 or 2, cells)
+        if not self.pairs:
+            return logits[:, 0]
+        emb = self.embed(maps).flatten(2)  # (n, 2 * rank, cells)
+        u, v = emb[:, : self.rank], emb[:, self.rank :]
+        pair = logits[:, 0, :, None] + logits[:, 1, None, :] + torch.bmm(u.transpose(1, 2), v)
+        return pair.flatten(1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         return self.value(features)
@@ -105,13 +121,17 @@ class _CellHeads(nn.Module):
 
 
 class CellPolicy(MaskableActorCriticPolicy):
-    """``MaskablePPO`` policy for ``Discrete(H * W)`` actions, one per cell, on ``(H, W, planes)`` boards.
+    """``MaskablePPO`` policy for ``Discrete(H * W)`` actions, one per cell, or for from/to
+    actions ``Discrete((H * W) ** 2)``, on ``(H, W, planes)`` boards.
 
     A :class:`ConvTrunk`, then each cell's logit from that cell's features through one shared
     1x1 convolution (no dense layer between the board and the logits), and the value from
     ``Linear(features -> value_hidden) -> ReLU -> Linear(1)``. Use it through a turn
     decomposition (:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`,
-    :class:`~ggpzoo.wrappers.MoveDecomposition`).
+    :class:`~ggpzoo.wrappers.MoveDecomposition`), or on the env's own from/to actions
+    ``src * cells + dst``: then the logit of a pair is a source term plus a destination
+    term plus a rank-8 product of the two cells' embeddings, all from shared 1x1
+    convolutions (what is learnt about one cell carries over to every other).
 
     Args:
         observation_space, action_space, lr_schedule: as for any SB3 policy.
@@ -132,8 +152,12 @@ class CellPolicy(MaskableActorCriticPolicy):
         **kwargs,
     ):
         h, w, _ = _board_shape(observation_space, "CellPolicy")
-        if not isinstance(action_space, gym.spaces.Discrete) or action_space.n != h * w:
-            raise ValueError(f"CellPolicy needs Discrete({h * w}) actions, one per cell; got {action_space}")
+        if not isinstance(action_space, gym.spaces.Discrete) or action_space.n not in (h * w, (h * w) ** 2):
+            raise ValueError(
+                f"CellPolicy needs Discrete({h * w}) actions (one per cell) or Discrete({(h * w) ** 2}) "
+                f"(from/to pairs); got {action_space}"
+            )
+        self.pairs = action_space.n == (h * w) ** 2
         if value_hidden < 1:
             raise ValueError(f"value_hidden must be at least 1, got {value_hidden}")
         self.value_hidden = value_hidden
@@ -145,7 +169,7 @@ class CellPolicy(MaskableActorCriticPolicy):
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = _CellHeads(self.features_extractor.shape, self.value_hidden)
+        self.mlp_extractor = _CellHeads(self.features_extractor.shape, self.value_hidden, pairs=self.pairs)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
@@ -153,6 +177,8 @@ class CellPolicy(MaskableActorCriticPolicy):
         # does for its action layer) a small start, so the first policy is near uniform
         self.action_net = nn.Identity()
         self.mlp_extractor.cell_logit.apply(partial(self.init_weights, gain=0.01))
+        if self.pairs:
+            self.mlp_extractor.embed.apply(partial(self.init_weights, gain=0.01))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict:

@@ -41,7 +41,8 @@ DEFAULT_RECIPE: dict = {
     "snapshot_every": 200_000,  # learner steps between snapshots
     "snapshots": 4,  # snapshots kept in the pool (the oldest goes)
     "snapshot_weight": 1.0,
-    # the network: "mlp" (MLPs on the flattened planes) or "cell" (ggpzoo.training.nets.CellPolicy)
+    # the network: "mlp" (MLPs on the flattened planes) or "cell" (ggpzoo.training.nets.CellPolicy:
+    # per-cell logits, or per-pair logits on from/to actions)
     "policy": "mlp",
     "net_arch": [256, 256],
     "cnn_channels": 32,
@@ -74,8 +75,9 @@ def recipe(name: str, **overrides) -> dict:
         r.update({k: v for k, v in source.items() if v is not None})
     if r["policy"] not in ("mlp", "cell"):
         raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
-    if r["policy"] == "cell" and not r["decompose"]:
-        raise ValueError("policy 'cell' picks one cell per choice: it needs decompose=True")
+    sp = _spec(name)
+    if r["policy"] == "cell" and not r["decompose"] and sp.num_actions != sp.num_cells**2:
+        raise ValueError("policy 'cell' scores cells or from/to pairs of cells: this game needs decompose=True")
     return r
 
 

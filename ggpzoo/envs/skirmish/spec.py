@@ -20,7 +20,7 @@ SKIRMISH = GameSpec(
     obs_dtype=np.float32,
     decomposition=MOVE_DECOMPOSITION,
     reach_planes=K.reach_planes,
-    recipe={"reward": "delta_zero_sum", "reach_planes": True},  # captures pay at once
+    recipe={"reward": "delta_zero_sum", "reach_planes": True, "policy": "cell"},  # captures pay at once
     references={"chess": "chess_v6", "pyspiel": ("chess", {}, 1)},
 )
 
@@ -35,6 +35,6 @@ SKIRMISH_ENDGAME = GameSpec(
     obs_dtype=np.float32,
     decomposition=MOVE_DECOMPOSITION,
     reach_planes=K.reach_planes,
-    recipe={"reward": "delta_zero_sum", "reach_planes": True},  # captures pay at once
+    recipe={"reward": "delta_zero_sum", "reach_planes": True, "policy": "cell"},  # captures pay at once
     references={"chess": "chess_v6"},
 )
