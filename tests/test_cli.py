@@ -25,12 +25,13 @@ def run(capsys, *argv):
 @pytest.mark.parametrize(
     "command, text",
     [
-        ([], "{list,bench,arena,replay,play,gdl}"),
+        ([], "{list,bench,arena,replay,play,train,gdl}"),
         (["list"], "List the environments"),
         (["bench"], "--vs"),  # the benchmark's own help
         (["arena"], "--agents"),
         (["replay"], "animated GIF"),
         (["play"], "--opponent"),
+        (["train"], "--resume"),
         (["gdl"], "a .kif file, or the name of a shipped game"),  # ggpzoo.gdl.cli's own help
     ],
 )
@@ -39,6 +40,24 @@ def test_help(capsys, command, text):
         main([*command, "--help"])
     assert exit_.value.code == 0
     assert text in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--set", "n_envs"], "--set takes KEY=VALUE"),
+        (["--set", "colour=3"], "unknown recipe keys"),
+        (["--set", "policy=transformer"], "policy must be 'mlp' or 'cell'"),
+    ],
+)
+def test_train_refuses_bad_recipes_in_one_line(capsys, tmp_path, extra, message):
+    code, _, err = run(capsys, "train", "--env", "skirmish_v0", "--out", str(tmp_path), *extra)
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_train_resume_needs_a_checkpoint(capsys, tmp_path):
+    code, _, err = run(capsys, "train", "--env", "amazons_v0", "--out", str(tmp_path), "--resume")
+    assert code == 1 and "nothing to resume" in err
 
 
 def test_gdl_commands_reach_the_gdl_tools(capsys):

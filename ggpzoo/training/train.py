@@ -14,7 +14,7 @@ and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
 
 The recipe of a game is :data:`DEFAULT_RECIPE` updated by its spec's ``recipe``
 (:class:`ggpzoo.envs.gamespec.GameSpec`); any key can be overridden. Minutes count
-training only: evaluations and checkpoints are not counted (their time is logged).
+training only: evaluations and checkpoints are not counted.
 Needs the ``train`` extra.
 """
 
@@ -147,17 +147,24 @@ def train(
     threads: int = 1,
     device: str = "cpu",
     progress: bool = True,
-    log=print,
+    log=None,
     **overrides,
 ) -> dict:
     """Train ``name`` for ``minutes`` of training (or ``timesteps`` learner steps, whichever
     comes first), evaluating every ``eval_every`` minutes against ``eval_opponents``
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
     (``final_eval_games``). ``resume`` goes on from ``OUT/NAME/checkpoint.zip``: the clock,
-    the steps, the optimizer and the snapshot pool carry on. Returns the summary."""
+    the steps, the optimizer and the snapshot pool carry on. ``log`` gets each line of
+    progress (default: printed). Returns the summary."""
     import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
+
+    if log is None:
+
+        def log(message: str) -> None:
+            print(message, flush=True)
+
     from stable_baselines3.common.callbacks import BaseCallback
 
     from ggpzoo.agents.weights import save_policy
