@@ -315,6 +315,33 @@ def test_agent_specs(tmp_path, monkeypatch):
         assert agent.act(env) in env.legal_actions()
 
 
+def test_the_shipped_baselines_load_as_plain_weights_and_play():
+    """Every shipped network: a description, weights that torch reads with
+    weights_only=True, under 5 MB, for its own env, and an agent that plays legal moves."""
+    import os
+
+    import torch
+
+    import ggpzoo.baselines
+
+    shipped = ggpzoo.baselines.available()
+    assert "skirmish_endgame_v0" in shipped
+    for name in shipped:
+        path = ggpzoo.baselines.baseline_path(name)
+        weights = path[: -len(".json")] + ".pt"
+        assert os.path.getsize(weights) < MAX_MODEL_BYTES
+        torch.load(weights, weights_only=True)  # tensors only
+        assert load_model(path, name).env_name == name
+        env = load(name).raw_env()
+        env.reset(seed=0)
+        for spec_text in ("baseline", "baseline:8"):
+            agent = make_agent(spec_text, name, seed=0)
+            for _ in range(3):
+                action = agent.act(env)
+                assert action in env.legal_actions()
+                env.step(action)
+
+
 # ----------------------------------------------------------------------------- training
 def test_a_short_training_run_resumes(tmp_path):
     config = AZConfig(
