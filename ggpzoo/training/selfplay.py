@@ -33,8 +33,6 @@ decompositions call the same kernel-layer functions).
 
 from __future__ import annotations
 
-import copy
-import io
 from typing import Any
 
 import gymnasium as gym
@@ -54,19 +52,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- opponents
-def _frozen(model):
-    """A frozen CPU copy of an SB3 model's policy (or of ``model``)."""
-    policy = getattr(model, "policy", model)
-    if callable(getattr(policy, "save", None)) and callable(getattr(type(policy), "load", None)):
-        buffer = io.BytesIO()
-        policy.save(buffer)
-        buffer.seek(0)
-        frozen = type(policy).load(buffer, device="cpu")
-        frozen.set_training_mode(False)
-        return frozen
-    return copy.deepcopy(policy)
-
-
 class PolicySnapshot:
     """An SB3 actor-critic policy (``MaskablePPO``'s, ``PPO``'s) as a batched opponent: the
     masked softmax of its logits, sampled (or its argmax with ``deterministic``), for every
@@ -85,7 +70,11 @@ class PolicySnapshot:
         policy = getattr(model, "policy", model)
         if not all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "pi_features_extractor")):
             raise TypeError(f"PolicySnapshot plays an SB3 actor-critic policy, got {type(policy).__name__}")
-        self.policy = _frozen(model) if copy else policy
+        if copy:
+            from ggpzoo.training.single_agent import _snapshot  # the AEC path's frozen copy
+
+            policy = _snapshot(model)
+        self.policy = policy
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
         self.name = "snapshot"
