@@ -143,6 +143,21 @@ def test_bad_input_and_broken_agents():
         play_game(ENV, RandomAgent(), Cheater())
 
 
+def test_a_ladder_plays_only_the_pairs_given():
+    agents = [RandomAgent(), GreedyAgent(ENV), MCTSAgent(ENV, simulations=20)]
+    agents[2].name = "mcts20"
+    result = round_robin(ENV, agents, games=2, seed=1, progress=False, pairs=[(0, 1), (2, 1)])
+    played = {frozenset((g.white, g.black)) for g in result.games}
+    assert played == {frozenset(("random", "greedy")), frozenset(("mcts20", "greedy"))} and len(result.games) == 4
+    assert [(p["agent"], p["opponent"]) for p in result.pairs()] == [("random", "greedy"), ("greedy", "mcts20")]
+    wins, draws, losses, games = result.matrix()
+    assert games[0, 2] == 0 and games[1, 2] == 2
+    assert all(math.isfinite(r["elo"]) for r in result.standings())  # connected through greedy
+    for bad, message in [([(0, 0)], "two different agents"), ([(0, 3)], "two different agents"), ([(0, 1), (1, 0)], "repeat")]:
+        with pytest.raises(ValueError, match=message):
+            round_robin(ENV, agents, games=2, pairs=bad)
+
+
 def test_max_steps_cuts_games_to_draws():
     result = round_robin(ENV, [GreedyAgent(ENV), RandomAgent()], games=2, max_steps=1, progress=False)
     assert all(g.truncated and g.score == 0.5 and g.length == 1 for g in result.games)

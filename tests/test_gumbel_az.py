@@ -18,7 +18,7 @@ from ggpzoo.envs import SPECS, load, spec  # noqa: E402
 from ggpzoo.envs.amazons import kernel as amazons  # noqa: E402
 from ggpzoo.envs.mad_bishops import kernel as mad_bishops  # noqa: E402
 from ggpzoo.training.az.net import MAX_MODEL_BYTES, AZNet, action_logits, evaluator, load_model, save_model  # noqa: E402
-from ggpzoo.training.az.train import AZConfig, train  # noqa: E402
+from ggpzoo.training.az.train import AZConfig, ReplayBuffer, train  # noqa: E402
 from tests.helpers import random_positions  # noqa: E402
 
 torch.set_num_threads(1)
@@ -354,7 +354,17 @@ def test_a_short_training_run_resumes(tmp_path):
     assert first["step"] > 0 and first["games"] > 0
     model = load_model(os.path.join(out, "model.json"), "skirmish_endgame_v0")
     assert model.info["step"] == first["step"]
+    assert sorted(os.listdir(os.path.join(out, "snapshots"))) == ["min000.json", "min000.pt"]
+    assert load_model(os.path.join(out, "snapshots", "min000.json")).info["step"] == first["step"]
+    s = spec("skirmish_endgame_v0")
+    saved = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
+    saved.load(os.path.join(out, "buffer.npz"))
+    assert 0 < len(saved) <= first["positions"]
     second = train(config, minutes=0.12, out=out, resume=True, progress=False)
+    kept = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
+    kept.load(os.path.join(out, "buffer.npz"))  # the resumed run went on from the saved buffer
+    n = len(saved)
+    assert len(kept) > n and np.array_equal(kept.obs[:n], saved.obs[:n]) and np.array_equal(kept.z[:n], saved.z[:n])
     assert second["step"] > first["step"] and second["positions"] > first["positions"]
     assert second["seconds"] > first["seconds"]
     rows = (tmp_path / "run" / "log.csv").read_text().splitlines()
@@ -363,6 +373,26 @@ def test_a_short_training_run_resumes(tmp_path):
     assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
     with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
         train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
+
+
+def test_the_replay_buffer_saves_and_loads_in_order(tmp_path):
+    full = ReplayBuffer(5, (2,), np.int8)
+    for i in range(7):  # a ring that wrapped: positions 2..6 remain, oldest at index 2
+        full.add(np.array([i, -i]), np.arange(i % 3 + 1), np.full(i % 3 + 1, 1 / (i % 3 + 1)), float(i))
+    full.save(tmp_path / "b.npz")
+    back = ReplayBuffer(5, (2,), np.int8)
+    back.load(tmp_path / "b.npz")
+    assert back.z.tolist() == [2, 3, 4, 5, 6] and back.obs[:, 0].tolist() == [2, 3, 4, 5, 6]
+    assert [a.tolist() for a in back.actions] == [np.arange(i % 3 + 1).tolist() for i in range(2, 7)]
+    smaller = ReplayBuffer(3, (2,), np.int8)  # keeps the newest
+    smaller.load(tmp_path / "b.npz")
+    assert sorted(smaller.z.tolist()) == [4, 5, 6] and len(smaller) == 3
+    with pytest.raises(ValueError, match="another shape"):
+        ReplayBuffer(5, (3,), np.int8).load(tmp_path / "b.npz")
+    empty = ReplayBuffer(4, (2,), np.int8)
+    empty.save(tmp_path / "e.npz")
+    back.load(tmp_path / "e.npz")
+    assert len(back) == 0
 
 
 def test_command_line(tmp_path, capsys):
@@ -388,3 +418,33 @@ def test_the_self_play_benchmark_runs(monkeypatch, capsys):
     runpy.run_path(script, run_name="__main__")
     out = capsys.readouterr().out
     assert out.startswith("skirmish_endgame_v0: ") and "positions/s" in out
+
+
+def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys):
+    import runpy
+
+    config = AZConfig(env="skirmish_endgame_v0", simulations=2, games=2, channels=8, blocks=1, batch_size=16,
+                      min_buffer=8, max_moves=10, eval_games=2)  # fmt: skip
+    out = str(tmp_path / "run")
+    train(config, minutes=0.02, out=out, progress=False)
+    os.rename(os.path.join(out, "snapshots", "min000.json"), os.path.join(out, "snapshots", "min005.json"))
+    train(config, minutes=0.02, out=out, resume=True, progress=False)  # a second snapshot, min000
+    script = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "az_ladder.py")
+    ladder = runpy.run_path(script)
+    assert [m for m, _ in ladder["snapshots"](out)] == [0, 5]
+    argv = ["--env", "skirmish_endgame_v0", "--run", out, "--games", "2", "--simulations", "2"]
+    argv += ["--anchors", "random,greedy,mcts:4,mcts:8", "--json", str(tmp_path / "ladder.json")]
+    assert ladder["main"](argv) == 0
+    data = json.loads((tmp_path / "ladder.json").read_text())
+    assert data["minutes"] == {"0min": 0, "5min": 5, "5min+2": 5}
+    played = {(p["agent"], p["opponent"]) for p in data["pairs"]}
+    assert played == {
+        ("random", "greedy"), ("greedy", "mcts:4"), ("mcts:4", "mcts:8"),
+        ("random", "0min"), ("greedy", "0min"), ("mcts:4", "0min"),
+        ("greedy", "5min"), ("mcts:4", "5min"), ("0min", "5min"),
+        ("mcts:4", "5min+2"), ("mcts:8", "5min+2"), ("5min", "5min+2"),
+    }  # fmt: skip
+    assert all(p["games"] == 2 for p in data["pairs"]) and "rank" in capsys.readouterr().out
+    pytest.importorskip("matplotlib")
+    assert ladder["main"](["--plot", str(tmp_path / "ladder.json"), "--out", str(tmp_path / "ladder.png")]) == 0
+    assert (tmp_path / "ladder.png").stat().st_size > 1000

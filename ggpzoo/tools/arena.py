@@ -1,9 +1,10 @@
 """Agents against agents: single games, round-robin tournaments, score intervals and Elo.
 
 * :func:`play_game` - one game between two agents on a raw env, as a :class:`GameRecord`.
-* :func:`round_robin` - every pair of agents plays ``games`` games, colours alternating
-  (white in the even games is the first of the pair), as an :class:`ArenaResult`: a
-  table of wins, draws and losses with Wilson score intervals, and Elo ratings.
+* :func:`round_robin` - every pair of agents (or the pairs given: a ladder) plays
+  ``games`` games, colours alternating (white in the even games is the first of the
+  pair), as an :class:`ArenaResult`: a table of wins, draws and losses with Wilson score
+  intervals, and Elo ratings.
 * :func:`elo_ratings` - maximum-likelihood Elo (Bradley-Terry) with standard errors.
 * :func:`wilson` - the Wilson score interval of a proportion.
 
@@ -232,6 +233,8 @@ class ArenaResult:
         for i in range(len(self.agents)):
             for j in range(i + 1, len(self.agents)):
                 n = int(games[i, j])
+                if n == 0:  # a ladder's pair that did not play
+                    continue
                 s = wins[i, j] + 0.5 * draws[i, j]
                 lo, hi = wilson(s, n)
                 rows.append(
@@ -328,12 +331,15 @@ def round_robin(
     max_steps: int | None = None,
     anchor: int = 0,
     progress: bool | None = None,
+    pairs: Sequence[tuple[int, int]] | None = None,
 ) -> ArenaResult:
     """Every pair of ``agents`` plays ``games`` games of ``env_name``, colours alternating.
 
     Agent names must differ (they key the table). Each game reseeds both agents from
     ``(seed, pair, game)``, so a tournament with simulation budgets is reproducible.
     ``progress``: draw a progress bar on stderr (default: when stderr is a terminal).
+    ``pairs``: only these ``(i, j)`` index pairs play (a ladder: each new agent against a
+    few rated ones); the ratings need every agent connected to the anchor through them.
     """
     names = [a.name for a in agents]
     if len(agents) < 2:
@@ -344,8 +350,16 @@ def round_robin(
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if not 0 <= anchor < len(agents):
         raise ValueError(f"anchor must index an agent (0..{len(agents) - 1}), got {anchor}")
+    if pairs is None:
+        pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    else:
+        pairs = [(int(i), int(j)) for i, j in pairs]
+        for i, j in pairs:
+            if not (0 <= i < len(agents) and 0 <= j < len(agents)) or i == j:
+                raise ValueError(f"pairs must index two different agents (0..{len(agents) - 1}), got {(i, j)}")
+        if len({frozenset(p) for p in pairs}) != len(pairs):
+            raise ValueError(f"pairs must not repeat a pair, got {pairs}")
     env = load(env_name).raw_env(max_steps=max_steps)
-    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     records = []
     bar = Progress(len(pairs) * games, f"arena {env_name}", enabled=progress)
     with bar:

@@ -8,8 +8,10 @@ squared error to the game's outcome (+1, -1, 0) for the role that acted. Every
 ``checkpoint_minutes`` it writes ``OUT/checkpoint.pt`` (network, optimizer, counters)
 and ``OUT/model.json`` + ``OUT/model.pt`` (the network alone, to play: ``az:OUT/model.json``);
 every ``eval_minutes`` a row of ``OUT/log.csv`` holds the network's score (alone, no
-search) against random and greedy players. ``resume=True`` goes on from the checkpoint
-(the replay buffer starts empty).
+search) against random and greedy players. Each save also keeps a copy of the network as
+``OUT/snapshots/minNNN.json`` (NNN: minutes of training so far), for ladders of strength
+against training time, and the replay buffer as ``OUT/buffer.npz``. ``resume=True`` goes on
+from the checkpoint and the buffer.
 """
 
 from __future__ import annotations
@@ -218,6 +220,37 @@ class ReplayBuffer:
         self.next = (i + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
+    def save(self, path: str) -> None:
+        """Write the buffer to ``path`` (``.npz``, plain arrays: loading needs no pickle)."""
+        n = self.size
+        lengths = np.array([len(self.actions[i]) for i in range(n)], np.int64)
+        np.savez(
+            path,
+            obs=self.obs[:n],
+            z=self.z[:n],
+            lengths=lengths,
+            actions=np.concatenate([self.actions[i] for i in range(n)]) if n else np.zeros(0, np.int32),
+            probs=np.concatenate([self.probs[i] for i in range(n)]) if n else np.zeros(0, np.float32),
+            next=np.int64(self.next),
+        )
+
+    def load(self, path: str) -> None:
+        """Fill the buffer from a file :meth:`save` wrote (its newest positions if it held more)."""
+        with np.load(path, allow_pickle=False) as f:
+            obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
+            nxt = int(f["next"])
+        if obs.shape[1:] != self.obs.shape[1:] or not (len(obs) == len(z) == len(lengths)):
+            raise ValueError(f"{path}: a replay buffer of another shape ({obs.shape[1:]}, not {self.obs.shape[1:]})")
+        if int(lengths.sum()) != len(actions) or len(actions) != len(probs):
+            raise ValueError(f"{path}: the buffer's policy targets do not add up")
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        order = np.arange(len(obs))
+        if len(obs) == self.capacity or len(obs) > nxt:  # oldest first: the ring starts at next
+            order = np.roll(order, -nxt)
+        self.size = self.next = 0
+        for i in order[-self.capacity :]:
+            self.add(obs[i], actions[starts[i] : starts[i + 1]], probs[starts[i] : starts[i + 1]], float(z[i]))
+
     def sample(self, n: int, rng: np.random.Generator):
         """``(obs, z, actions, probs, rows)``: the actions' targets flattened, ``rows`` saying
         which sample each belongs to."""
@@ -291,6 +324,9 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     game, G = kernel_id(s.kernel), config.games
     search = GumbelSearch(config.env, evaluator(net, device), config.simulations, G, config.max_considered, seed=seed)
     buffer = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
+    buffer_path = os.path.join(out, "buffer.npz")
+    if resume and os.path.exists(buffer_path):
+        buffer.load(buffer_path)
     boards = np.zeros((G, s.num_cells), np.int8)
     auxs = np.zeros((G, s.aux_size), np.int32)
     for g in range(G):
@@ -310,8 +346,13 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
             **counters,
         }
         torch.save(state, ckpt_path + ".tmp")
+        buffer.save(buffer_path + ".tmp.npz")
         os.replace(ckpt_path + ".tmp", ckpt_path)
+        os.replace(buffer_path + ".tmp.npz", buffer_path)
         save_model(net, os.path.join(out, "model"), **counters, simulations=config.simulations)
+        os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
+        minute = int(round(counters["seconds"] / 60))
+        save_model(net, os.path.join(out, "snapshots", f"min{minute:03d}"), **counters, simulations=config.simulations)
 
     def log(evaluate: bool) -> None:
         row = dict(counters, seconds=round(counters["seconds"], 1))

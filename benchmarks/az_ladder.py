@@ -1,0 +1,155 @@
+"""Elo against minutes of training: a ladder of one Gumbel AlphaZero run's snapshots.
+
+``python -m ggpzoo.training.az`` keeps the network at every save as
+``OUT/snapshots/minNNN.json``. This script rates them with the arena's Elo
+(:func:`ggpzoo.tools.arena.round_robin` on chosen pairs, maximum likelihood, random = 0):
+
+* the anchors (``--anchors``, weakest first; default ``random``, ``greedy``, ``mcts:200``,
+  ``mcts:1000``) play their neighbours on that list;
+* every snapshot's network alone (``NNNmin``) plays the anchors but the first and the last
+  (``greedy``, ``mcts:200``), and the previous snapshot (the first snapshot plays
+  ``random`` instead);
+* the last snapshot with ``--simulations`` of search (``NNNmin+S``) plays its network
+  alone and the two strongest anchors (``mcts:200``, ``mcts:1000``).
+
+Then ``--plot`` draws one panel per game from the JSON files it wrote::
+
+    NUMBA_NUM_THREADS=1 python benchmarks/az_ladder.py --env skirmish_v0 --run runs/az/skirmish_v0 \\
+        --games 20 --json docs/img/alphazero/skirmish_v0.json
+    python benchmarks/az_ladder.py --plot docs/img/alphazero/*.json --out docs/img/alphazero/ladder.png
+
+The plot needs matplotlib (the ``examples`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+ANCHORS = ("random", "greedy", "mcts:200", "mcts:1000")
+
+
+def snapshots(run: str) -> list[tuple[int, str]]:
+    """``(minutes, path)`` of every ``run/snapshots/minNNN.json``, in order of minutes."""
+    found = []
+    for path in glob.glob(os.path.join(run, "snapshots", "min*.json")):
+        m = re.fullmatch(r"min(\d+)\.json", os.path.basename(path))
+        if m:
+            found.append((int(m.group(1)), path))
+    return sorted(found)
+
+
+def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, every: int = 1, anchors=ANCHORS):
+    """Play the ladder; returns the :class:`~ggpzoo.tools.arena.ArenaResult` and each agent's minutes."""
+    from ggpzoo.agents import make_agent
+    from ggpzoo.tools.arena import round_robin
+
+    snaps = snapshots(run)
+    if not snaps:
+        raise SystemExit(f"{run}: no snapshots/minNNN.json (trained before snapshots were kept?)")
+    snaps = [s for k, s in enumerate(snaps) if k % every == 0 or k == len(snaps) - 1]
+    if len(anchors) < 3:
+        raise SystemExit(f"a ladder needs at least three anchors, got {list(anchors)}")
+    agents, minutes = [], {}
+    for k, spec in enumerate(anchors):
+        agents.append(make_agent(spec, env_name, seed=seed + k))
+    a = len(anchors)
+    pairs = [(k, k + 1) for k in range(a - 1)]
+    for k, (minute, path) in enumerate(snaps):
+        agent = make_agent(f"az:{path}", env_name, seed=seed)
+        agent.name = f"{minute}min"
+        minutes[agent.name] = minute
+        i = len(agents)
+        agents.append(agent)
+        pairs += [(i, j) for j in range(1, a - 1)] + ([(i, 0)] if k == 0 else [(i, i - 1)])
+    last_minute, last_path = snaps[-1]
+    searched = make_agent(f"az:{last_path}:{simulations}", env_name, seed=seed)
+    searched.name = f"{last_minute}min+{simulations}"
+    minutes[searched.name] = last_minute
+    agents.append(searched)
+    i = len(agents) - 1
+    pairs += [(i, i - 1), (i, a - 2), (i, a - 1)]
+    result = round_robin(env_name, agents, games, seed=seed, pairs=pairs)
+    return result, minutes
+
+
+def plot(paths: list[str], out: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = min(len(paths), 3)
+    rows = (len(paths) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False)
+    for ax, path in zip(axes.flat, paths, strict=False):
+        with open(path) as f:
+            data = json.load(f)
+        elo = {r["agent"]: (r["elo"], r["elo_margin"]) for r in data["standings"]}
+        minutes = data["minutes"]
+        alone = sorted((m, a) for a, m in minutes.items() if "+" not in a)
+        ax.errorbar(
+            [m for m, _ in alone],
+            [elo[a][0] for _, a in alone],
+            yerr=[elo[a][1] for _, a in alone],
+            marker="o",
+            markersize=3,
+            capsize=2,
+            label="network alone",
+        )
+        for a, m in minutes.items():
+            if "+" in a:
+                ax.errorbar([m], [elo[a][0]], yerr=[elo[a][1]], marker="s", capsize=2, color="C3", label=f"+{a.split('+')[1]} simulations")
+        for k, anchor in enumerate(data["anchor_specs"]):
+            ax.axhline(elo[anchor][0], color=f"C{k + 4}", linestyle="--", linewidth=0.8, label=anchor)
+        ax.set_title(data["env"])
+        ax.set_xlabel("minutes of training")
+        ax.set_ylabel("Elo (random = 0)")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(paths) :]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", help="the game the run trained")
+    p.add_argument("--run", help="the training run's --out directory")
+    p.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
+    p.add_argument("--simulations", type=int, default=32, help="search of the last snapshot (default 32)")
+    p.add_argument("--every", type=int, default=1, help="rate every k-th snapshot (and the last; default 1)")
+    p.add_argument("--anchors", default=",".join(ANCHORS), help="agent specs, weakest first (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", help="write the ladder (arena JSON plus each agent's minutes)")
+    p.add_argument("--plot", nargs="+", metavar="JSON", help="draw the ladders in these files instead")
+    p.add_argument("--out", default="ladder.png", help="the plot's file (default ladder.png)")
+    args = p.parse_args(argv)
+    if args.plot:
+        plot(args.plot, args.out)
+        return 0
+    if not (args.env and args.run):
+        p.error("--env and --run are needed (or --plot)")
+    anchors = tuple(args.anchors.split(","))
+    result, minutes = ladder(args.env, args.run, args.games, args.simulations, args.seed, args.every, anchors)
+    print(result.table())
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        data = result.to_dict()
+        data.pop("games")  # the actions of every game: large, and not needed to plot
+        data["minutes"] = minutes
+        data["anchor_specs"] = list(anchors)
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
