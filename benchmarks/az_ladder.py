@@ -103,7 +103,15 @@ def plot(paths: list[str], out: str) -> None:
         )
         for a, m in minutes.items():
             if "+" in a:
-                ax.errorbar([m], [elo[a][0]], yerr=[elo[a][1]], marker="s", capsize=2, color="C3", label=f"+{a.split('+')[1]} simulations")
+                ax.errorbar(
+                    [m],
+                    [elo[a][0]],
+                    yerr=[elo[a][1]],
+                    marker="s",
+                    capsize=2,
+                    color="C3",
+                    label=f"+{a.split('+')[1]} simulations",
+                )
         for k, anchor in enumerate(data["anchor_specs"]):
             ax.axhline(elo[anchor][0], color=f"C{k + 4}", linestyle="--", linewidth=0.8, label=anchor)
         ax.set_title(data["env"])

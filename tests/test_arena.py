@@ -153,7 +153,11 @@ def test_a_ladder_plays_only_the_pairs_given():
     wins, draws, losses, games = result.matrix()
     assert games[0, 2] == 0 and games[1, 2] == 2
     assert all(math.isfinite(r["elo"]) for r in result.standings())  # connected through greedy
-    for bad, message in [([(0, 0)], "two different agents"), ([(0, 3)], "two different agents"), ([(0, 1), (1, 0)], "repeat")]:
+    for bad, message in [
+        ([(0, 0)], "two different agents"),
+        ([(0, 3)], "two different agents"),
+        ([(0, 1), (1, 0)], "repeat"),
+    ]:
         with pytest.raises(ValueError, match=message):
             round_robin(ENV, agents, games=2, pairs=bad)
 
