@@ -122,6 +122,28 @@ def test_env_set_state_before_reset_counts_as_reset():
     env.step(int(env.unwrapped.legal_actions()[0]))
 
 
+def test_a_reset_that_raised_is_not_a_reset():
+    env = load("skirmish_v0").env()
+    with pytest.raises(ValueError, match="seed must be None or an integer, got 1.5"):
+        env.reset(seed=1.5)
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):  # PettingZoo's check
+        env.step(0)
+    env.reset(seed=1)
+    env.step(int(env.unwrapped.legal_actions()[0]))
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "mcts:10"])
+@pytest.mark.parametrize("seed", [1.5, -1, True, "3"])
+def test_agents_refuse_bad_seeds(spec, seed):
+    from ggpzoo.agents import make_agent
+
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        make_agent(spec, "skirmish_v0", seed=seed)
+    agent = make_agent(spec, "skirmish_v0", seed=0)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        agent.reset(seed)
+
+
 @pytest.mark.parametrize("make", ["env", "raw_env", "wrapped"])
 def test_copies_share_nothing(make):
     from ggpzoo.wrappers import GoalDeltaReward, MoveDecomposition

@@ -21,7 +21,15 @@ from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
 from ggpzoo.envs.state_check import checked_state
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "seeded_rng"]
+
+
+def seeded_rng(seed) -> np.random.Generator:
+    """``np.random.default_rng(seed)`` for ``seed`` None or a non-negative integer; anything
+    else (a float, a bool, a negative number) is a ValueError naming it."""
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return np.random.default_rng(seed)
 
 
 class Agent:
@@ -64,11 +72,11 @@ class _StateAgent(Agent):
         self.game = kernel_id(self.spec.kernel)
         self.kernel = self.spec.kernel
         self.variant = self.spec.variant
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = seeded_rng(seed)
 
     def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
         """``state`` as contiguous copies, checked to be a state of this agent's game

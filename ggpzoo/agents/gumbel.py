@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ggpzoo.agents.base import _StateAgent
+from ggpzoo.agents.base import _StateAgent, seeded_rng
 from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, observe
 from ggpzoo.engine.rng import next_random, stream
 from ggpzoo.envs import spec as _spec
@@ -471,7 +471,7 @@ class GumbelSearch:
         self.max_considered = int(max_considered)
         self.gumbel_scale = float(gumbel_scale)
         self.c_visit, self.c_scale = float(c_visit), float(c_scale)
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded_rng(seed)
         self.cells = self.spec.action_cells()
         self.table = _halving_table(self.max_considered, self.simulations)
         G, M, S = self.games, self.simulations + 1, self.spec
@@ -661,7 +661,7 @@ class GumbelAZAgent(_StateAgent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if seed is not None and self.search is not None:
-            self.search.rng = np.random.default_rng(seed)
+            self.search.rng = seeded_rng(seed)
 
     def __call__(self, state) -> int:
         board, aux = self._checked(state)

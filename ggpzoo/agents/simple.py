@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.agents.base import Agent, _StateAgent
+from ggpzoo.agents.base import Agent, _StateAgent, seeded_rng
 from ggpzoo.engine.policies import greedy_action
 from ggpzoo.utils import sample_action
 
@@ -26,11 +26,11 @@ class RandomAgent(Agent):
     takes = "observation"
 
     def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeded_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = seeded_rng(seed)
 
     def __call__(self, obs) -> int:
         mask = obs["action_mask"] if isinstance(obs, dict) else obs

@@ -618,8 +618,17 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's, with ``set_state`` counted as a reset, and copies that share nothing:
-    ``copy.copy(env())`` is a deep copy (a shallow one would share the game)."""
+    """PettingZoo's, with ``set_state`` counted as a reset, a ``reset`` that raised (a bad
+    seed) not counted as one, and copies that share nothing: ``copy.copy(env())`` is a
+    deep copy (a shallow one would share the game)."""
+
+    def reset(self, seed=None, options=None) -> None:
+        was = self._has_reset, self._has_updated
+        try:
+            super().reset(seed=seed, options=options)
+        except Exception:
+            self._has_reset, self._has_updated = was
+            raise
 
     def set_state(self, state) -> None:
         self.env.set_state(state)
