@@ -31,7 +31,7 @@ import os
 
 import numpy as np
 
-__all__ = ["save_policy", "load_policy", "FORMAT"]
+__all__ = ["save_policy", "load_policy", "FORMAT", "read_description", "load_weights"]
 
 FORMAT = "ggpzoo-policy-1"
 MAX_JSON_BYTES = 1 << 20
@@ -102,6 +102,53 @@ def _paths(path: str) -> tuple[str, str]:
     return base + ".json", base + ".pt"
 
 
+# ----------------------------------------------------------------------------- shared by every plain-weights file
+def read_description(path: str, fmt: str, what: str, max_bytes: int = MAX_JSON_BYTES) -> tuple[str, dict, str]:
+    """Read the JSON description of a plain-weights file (``PATH.json``, or ``PATH``).
+
+    Returns ``(json_path, description, weights_path)``; a file over ``max_bytes``, not
+    JSON, of another ``fmt``, or whose ``weights`` is not a file name beside it raises a
+    ValueError naming the ``what`` (``"policy"``, ``"model"``) it should have been.
+    """
+    json_path, _ = _paths(path)
+    with open(json_path, "rb") as f:
+        raw = f.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        size = f"{max_bytes >> 20} MB" if max_bytes >= 1 << 20 else f"{max_bytes >> 10} KB"
+        raise ValueError(f"{json_path} is over {size}: not a {what} description")
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{json_path} is not a JSON {what} description: {type(e).__name__}") from None
+    if not isinstance(d, dict) or d.get("format") != fmt:
+        raise ValueError(f"{json_path} is not a {what} description of format {fmt!r}")
+    weights = d.get("weights")
+    if not isinstance(weights, str) or os.path.basename(weights) != weights or not weights:
+        raise ValueError(
+            f"{json_path}: bad {what} description: 'weights' must be a file name next to the description, "
+            f"got {weights!r}"
+        )
+    return json_path, d, os.path.join(os.path.dirname(json_path), weights)
+
+
+def load_weights(module, weights_path: str, what: str) -> None:
+    """Load the tensors of ``weights_path`` into ``module`` with ``torch.load(weights_only=True)``,
+    which runs no code; a pickle of anything else, or tensors that do not fit, is a ValueError
+    (an unreadable file an OSError)."""
+    import torch
+
+    try:
+        state = torch.load(weights_path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
+        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
+    try:
+        module.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as e:
+        raise ValueError(f"{weights_path} does not fit the described {what}: {str(e).splitlines()[0]}") from None
+
+
 def save_policy(model, path: str, env_name: str | None = None) -> str:
     """Write ``model``'s policy (a MaskablePPO model, or its ``policy``) as ``PATH.json`` and
     ``PATH.pt``; return the JSON file's path. Raises ValueError if the policy's class or an
@@ -148,20 +195,9 @@ def load_policy(path: str):
     """The policy stored by :func:`save_policy` at ``PATH.json`` (or ``PATH``), on the CPU,
     in evaluation mode. Runs no code from the files: a bad or foreign file raises
     ValueError (or OSError when it cannot be read)."""
-    import torch
     from gymnasium import spaces
 
-    json_path, _ = _paths(path)
-    with open(json_path, "rb") as f:
-        raw = f.read(MAX_JSON_BYTES + 1)
-    if len(raw) > MAX_JSON_BYTES:
-        raise ValueError(f"{json_path} is over {MAX_JSON_BYTES >> 20} MB: not a policy description")
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ValueError(f"{json_path} is not a JSON policy description: {type(e).__name__}") from None
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError(f"{json_path} is not a policy description of format {FORMAT!r}")
+    json_path, d, weights_path = read_description(path, FORMAT, "policy")
     try:
         classes = _policy_classes()
         if d["policy"] not in classes:
@@ -174,23 +210,10 @@ def load_policy(path: str):
         arguments = _from_json(d["arguments"], "arguments")
         if not isinstance(arguments, dict):
             raise ValueError("'arguments' is not an object")
-        weights = d["weights"]
-        if not isinstance(weights, str) or os.path.basename(weights) != weights:
-            raise ValueError(f"'weights' must be a file name next to the description, got {weights!r}")
         policy = classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad policy description: {type(e).__name__}: {e}") from None
-    weights_path = os.path.join(os.path.dirname(json_path), weights)
-    try:
-        state = torch.load(weights_path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
-        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
-    try:
-        policy.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as e:
-        raise ValueError(f"{weights_path} does not fit the described policy: {str(e).splitlines()[0]}") from None
+    load_weights(policy, weights_path, "policy")
     policy.set_training_mode(False)
     policy.env_name = d.get("env")
     return policy

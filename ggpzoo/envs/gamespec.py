@@ -136,8 +136,9 @@ class GameSpec:
         if self.action_table is not None:
             table = np.asarray(getattr(self.kernel, self.action_table), np.int32)
         elif parts == 2 and self.num_actions == self.num_cells**2:
-            ids = np.arange(self.num_actions, dtype=np.int32)
-            table = np.stack([ids // self.num_cells, ids % self.num_cells], axis=1)
+            from ggpzoo.engine.turns import from_to_cells
+
+            table = from_to_cells(self.num_actions, self.num_cells).copy()
         else:
             raise ValueError(f"{self.name}: its action ids are not src * cells + dst; give the spec an action_table")
         if table.shape != (self.num_actions, parts):

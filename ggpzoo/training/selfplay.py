@@ -40,6 +40,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from ggpzoo.engine.selfplay import SelfPlayGames
+from ggpzoo.training.single_agent import _snapshot, policy_logits
 
 __all__ = [
     "SelfPlayVecEnv",
@@ -71,9 +72,7 @@ class PolicySnapshot:
         if not all(hasattr(policy, k) for k in ("mlp_extractor", "action_net", "pi_features_extractor")):
             raise TypeError(f"PolicySnapshot plays an SB3 actor-critic policy, got {type(policy).__name__}")
         if copy:
-            from ggpzoo.training.single_agent import _snapshot  # the AEC path's frozen copy
-
-            policy = _snapshot(model)
+            policy = _snapshot(model)  # the AEC path's frozen copy
         self.policy = policy
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
@@ -81,14 +80,7 @@ class PolicySnapshot:
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """The policy's action logits ``(n, actions)`` for a batch of observations."""
-        import torch
-        from stable_baselines3.common.policies import BaseModel
-
-        policy = self.policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observations, device=policy.device)
-            features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
-            return policy.action_net(policy.mlp_extractor.forward_actor(features)).float().cpu().numpy()
+        return policy_logits(self.policy, observations)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return masked_choice(self.logits(observations), masks, self.rng, self.deterministic)

@@ -261,15 +261,7 @@ class PolicyOpponent(Opponent):
 
     def _logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's action logits for one observation (what its ``predict`` samples from)."""
-        import torch
-        from stable_baselines3.common.policies import BaseModel
-
-        policy = self._policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observation[None], device=policy.device)
-            # the actor's features alone, whether or not the critic shares the extractor
-            features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
-            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].cpu().numpy()
+        return policy_logits(self._policy, observation[None])[0]
 
     def _choose(self, logits: np.ndarray, mask: np.ndarray) -> int:
         """The most likely legal action, or one sampled from the masked softmax with this opponent's rng."""
@@ -280,6 +272,19 @@ class PolicyOpponent(Opponent):
         p = np.exp(z - z.max())
         cdf = np.cumsum(p)
         return int(legal[min(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"), len(legal) - 1)])
+
+
+def policy_logits(policy, observations: np.ndarray) -> np.ndarray:
+    """An SB3 actor-critic policy's action logits ``(n, actions)``, float32, for a batch of
+    observations (what its ``predict`` samples from)."""
+    import torch
+    from stable_baselines3.common.policies import BaseModel
+
+    with torch.no_grad():
+        obs = torch.as_tensor(observations, device=policy.device)
+        # the actor's features alone, whether or not the critic shares the extractor
+        features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)).float().cpu().numpy()
 
 
 def _snapshot(model):

@@ -133,17 +133,9 @@ def load_model(path: str, env_name: str | None = None) -> AZNet:
     """The network stored by :func:`save_model` at ``PATH.json`` (or ``PATH``), on the CPU,
     in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
     for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
-    json_path, _ = _paths(path)
-    with open(json_path, "rb") as f:
-        raw = f.read(MAX_JSON_BYTES + 1)
-    if len(raw) > MAX_JSON_BYTES:
-        raise ValueError(f"{json_path} is over {MAX_JSON_BYTES >> 10} KB: not a model description")
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ValueError(f"{json_path} is not a JSON model description: {type(e).__name__}") from None
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError(f"{json_path} is not a model description of format {FORMAT!r}")
+    from ggpzoo.agents.weights import load_weights, read_description
+
+    json_path, d, weights_path = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
     if env_name is not None and d.get("env") != env_name:
         raise ValueError(f"{json_path} is a model of {d.get('env')!r}, not of {env_name!r}")
     try:
@@ -155,23 +147,10 @@ def load_model(path: str, env_name: str | None = None) -> AZNet:
         for k, v in args.items():
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ARGUMENTS[k]:
                 raise ValueError(f"{k} must be an integer in 0..{MAX_ARGUMENTS[k]}, got {v!r}")
-        weights = d["weights"]
-        if not isinstance(weights, str) or os.path.basename(weights) != weights:
-            raise ValueError(f"'weights' must be a file name next to the description, got {weights!r}")
         net = AZNet(d["env"], **args)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None
-    weights_path = os.path.join(os.path.dirname(json_path), weights)
-    try:
-        state = torch.load(weights_path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise
-    except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
-        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
-    try:
-        net.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as e:
-        raise ValueError(f"{weights_path} does not fit the described network: {str(e).splitlines()[0]}") from None
+    load_weights(net, weights_path, "network")
     net.eval()
     net.info = d.get("info", {})
     return net
