@@ -284,6 +284,9 @@ def test_a_pickle_planted_in_the_weights_is_refused(tmp_path):
 
 # ----------------------------------------------------------------------------- agent specs
 def test_agent_specs(tmp_path, monkeypatch):
+    import ggpzoo.baselines
+
+    monkeypatch.setattr(ggpzoo.baselines, "DIRECTORY", str(tmp_path))  # a package with no baselines
     no_baseline = r"no baseline network is shipped for skirmish_v0.*python -m ggpzoo\.training\.az --env skirmish_v0"
     with pytest.raises(AgentSpecError, match=no_baseline):
         make_agent("baseline:32", "skirmish_v0")
@@ -303,9 +306,6 @@ def test_agent_specs(tmp_path, monkeypatch):
     assert isinstance(alone, GumbelAZAgent) and (alone.simulations, searching.simulations) == (0, 8)
     assert searching.name == f"az:{path}:8"
     # a shipped baseline is found by the env's name
-    import ggpzoo.baselines
-
-    monkeypatch.setattr(ggpzoo.baselines, "DIRECTORY", str(tmp_path))
     save_model(AZNet("skirmish_v0", channels=4, blocks=1), str(tmp_path / "skirmish_v0"))
     assert ggpzoo.baselines.available() == ["skirmish_v0"]
     env = load("skirmish_v0").raw_env()
@@ -313,6 +313,25 @@ def test_agent_specs(tmp_path, monkeypatch):
     for text in ("baseline", "baseline:4"):
         agent = make_agent(text, "skirmish_v0", seed=0)
         assert agent.act(env) in env.legal_actions()
+
+
+def test_the_search_scale_comes_with_the_model(tmp_path):
+    net = AZNet("amazons_v0", channels=4, blocks=1)
+    trained = save_model(net, str(tmp_path / "a"), c_scale=1.0)
+    assert GumbelAZAgent("amazons_v0", trained, simulations=4).search.c_scale == 1.0
+    assert GumbelAZAgent("amazons_v0", trained, simulations=4, c_scale=0.5).search.c_scale == 0.5
+    older = save_model(net, str(tmp_path / "b"))  # a model saved before c_scale was recorded
+    assert GumbelAZAgent("amazons_v0", older, simulations=4).search.c_scale == 0.1
+    for bad in ("1", True, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="c_scale must be a positive number"):
+            GumbelAZAgent("amazons_v0", save_model(net, str(tmp_path / "c"), c_scale=bad), simulations=4)
+    # the reason amazons_v0 trains with 1.0: over thousands of actions and 16 visited, 0.1
+    # leaves the policy target at the prior, 1.0 moves it onto the best visited action
+    n = 2000
+    logits, visits, q = np.zeros(n), np.zeros(n, np.int32), np.zeros(n)
+    visits[:16], q[:16] = 1, np.linspace(-1, 1, 16)
+    assert improved_policy(logits, visits, q, 0.0, c_scale=0.1)[15] < 0.01
+    assert improved_policy(logits, visits, q, 0.0, c_scale=1.0)[15] > 0.9
 
 
 def test_the_shipped_baselines_load_as_plain_weights_and_play():

@@ -623,11 +623,21 @@ class GumbelAZAgent(_StateAgent):
             more runs :class:`GumbelSearch` with that budget per move.
         seed: seeds the search's Gumbel noise.
         max_considered: the search's Gumbel-Top-k.
+        c_scale: sigma's scale; by default the one the model was trained with (its
+            ``info["c_scale"]``), else mctx's 0.1.
 
     Needs torch (the ``train`` extra).
     """
 
-    def __init__(self, env_name: str, model, simulations: int = 0, seed: int | None = None, max_considered: int = 16):
+    def __init__(
+        self,
+        env_name: str,
+        model,
+        simulations: int = 0,
+        seed: int | None = None,
+        max_considered: int = 16,
+        c_scale: float | None = None,
+    ):
         super().__init__(env_name, seed)
         import torch
 
@@ -646,6 +656,11 @@ class GumbelAZAgent(_StateAgent):
         self.legal = np.zeros(MAX_LEGAL, np.int32)
         self.obs = np.zeros((1, *self.spec.obs_shape), self.spec.obs_dtype)
         self.search = None
+        if c_scale is None:
+            c_scale = getattr(net, "info", {}).get("c_scale", C_SCALE)
+        if isinstance(c_scale, bool) or not isinstance(c_scale, (int, float)) or not 0 < c_scale < 1e6:
+            raise ValueError(f"c_scale must be a positive number, got {c_scale!r}")
+        self.c_scale = float(c_scale)
         if self.simulations:
             self.search = GumbelSearch(
                 env_name,
@@ -654,6 +669,7 @@ class GumbelAZAgent(_StateAgent):
                 1,
                 max_considered,
                 seed=int(self.rng.integers(2**62)),
+                c_scale=self.c_scale,
             )
         self.name = "az" if not self.simulations else f"az:{self.simulations}"
         self.last_search: dict = {}

@@ -19,6 +19,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="directory: checkpoint.pt, model.json + model.pt, log.csv")
     p.add_argument("--simulations", type=_positive_int, default=16, help="search simulations per move (default 16)")
     p.add_argument("--games", type=_positive_int, default=64, help="self-play games played together (default 64)")
+    p.add_argument(
+        "--c-scale",
+        type=_positive_float,
+        default=0.1,
+        help="scale of the completed Q-values in the search and its policy targets (default 0.1, mctx's; "
+        "1.0 for games of thousands of actions such as amazons_v0)",
+    )
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the network runs (default cpu)")
     p.add_argument("--resume", action="store_true", help="go on from OUT/checkpoint.pt")
     p.add_argument("--channels", type=_positive_int, default=32, help="network width (default 32)")
@@ -43,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         env=args.env,
         simulations=args.simulations,
         games=args.games,
+        c_scale=args.c_scale,
         channels=args.channels,
         blocks=max(args.blocks, 0),
         batch_size=args.batch_size,

@@ -60,6 +60,10 @@ class AZConfig:
         simulations: search budget per move.
         games: self-play games played together (the batch of every network call).
         max_considered: the root's Gumbel-Top-k.
+        c_scale: sigma's scale of the completed Q-values (mctx's 0.1). The policy target
+            ``softmax(logits + sigma(completed Q))`` moves away from the prior only by
+            ``(50 + max N) * c_scale`` logits at most: with thousands of legal actions
+            (amazons_v0) and 0.1 it stays the prior; 1.0 puts it on the best visited actions.
         channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`).
         batch_size, lr, weight_decay: the optimiser (Adam).
         buffer_size: positions kept for training.
@@ -76,6 +80,7 @@ class AZConfig:
     simulations: int = 16
     games: int = 64
     max_considered: int = 16
+    c_scale: float = 0.1
     channels: int = 32
     blocks: int = 3
     batch_size: int = 256
@@ -290,7 +295,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     """Train for ``minutes`` (wall clock) into directory ``out``; returns the last counters.
 
     With ``resume``, the network, optimiser and counters come from ``out/checkpoint.pt``
-    (its network size wins over ``config``'s).
+    (its network size and ``c_scale`` win over ``config``'s).
     """
     if not (minutes > 0 and math.isfinite(minutes)):
         raise ValueError(f"minutes must be a positive number, got {minutes!r}")
@@ -310,6 +315,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         if saved["env"] != config.env:
             raise ValueError(f"{ckpt_path} trains {saved['env']!r}, not {config.env!r}")
         config.channels, config.blocks = saved["channels"], saved["blocks"]
+        config.c_scale = saved.get("c_scale", config.c_scale)
         net = AZNet(config.env, config.channels, config.blocks)
         net.load_state_dict(ckpt["model"])
         counters.update({k: ckpt[k] for k in counters})
@@ -322,7 +328,15 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     rng = np.random.default_rng(seed)
     cells_t = torch.as_tensor(s.action_cells(), dtype=torch.long, device=device)
     game, G = kernel_id(s.kernel), config.games
-    search = GumbelSearch(config.env, evaluator(net, device), config.simulations, G, config.max_considered, seed=seed)
+    search = GumbelSearch(
+        config.env,
+        evaluator(net, device),
+        config.simulations,
+        G,
+        config.max_considered,
+        seed=seed,
+        c_scale=config.c_scale,
+    )
     buffer = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
     buffer_path = os.path.join(out, "buffer.npz")
     if resume and os.path.exists(buffer_path):
@@ -349,10 +363,11 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         buffer.save(buffer_path + ".tmp.npz")
         os.replace(ckpt_path + ".tmp", ckpt_path)
         os.replace(buffer_path + ".tmp.npz", buffer_path)
-        save_model(net, os.path.join(out, "model"), **counters, simulations=config.simulations)
+        info = dict(counters, simulations=config.simulations, c_scale=config.c_scale)
+        save_model(net, os.path.join(out, "model"), **info)
         os.makedirs(os.path.join(out, "snapshots"), exist_ok=True)
         minute = int(round(counters["seconds"] / 60))
-        save_model(net, os.path.join(out, "snapshots", f"min{minute:03d}"), **counters, simulations=config.simulations)
+        save_model(net, os.path.join(out, "snapshots", f"min{minute:03d}"), **info)
 
     def log(evaluate: bool) -> None:
         row = dict(counters, seconds=round(counters["seconds"], 1))
