@@ -248,3 +248,16 @@ def test_both_ways_of_reading_legal_moves(live):
     g._propnet = Propnet(g, live=live)
     assert g.propnet().use_live is live
     assert _lockstep(g, 3, seed=4) > 30
+
+
+def test_play_sheet_time_limit_is_a_clear_error(tmp_path):
+    """A corpus run cannot hang on a slow sheet: past its time limit a sheet fails with
+    SheetTooSlow, and without one it plays to the end and the paths agree."""
+    from ggpzoo.gdl.cli import play_sheet
+
+    path = tmp_path / "rps.kif"
+    path.write_text(RPS)
+    r = play_sheet(path, games=2, time_limit=0.0)
+    assert not r["ok"] and r["error"].startswith("SheetTooSlow: random games on the compiled path passed")
+    r = play_sheet(path, games=2)
+    assert r["ok"] and r["roles"] == 2 and r["steps"] == 4, r
