@@ -261,6 +261,8 @@ def test_play_sheet_time_limit_is_a_clear_error(tmp_path):
     assert not r["ok"] and r["error"].startswith("SheetTooSlow: random games on the compiled path passed")
     r = play_sheet(path, games=2)
     assert r["ok"] and r["roles"] == 2 and r["steps"] == 4, r
+    r = play_sheet(path, games=2, roles=3)  # another number of roles: loaded, not played
+    assert r["skipped"] and r["steps"] == 0 and not r["ok"]
 
 
 NO_INPUT = """

@@ -149,6 +149,7 @@ def play_sheet(
     seed: int = 0,
     compare: int = 1,
     time_limit: float | None = 300.0,
+    roles: int | None = None,
 ) -> dict:
     """Load a sheet and play ``games`` random games to the end through the AEC env, then
     ``compare`` games with the compiled and exact paths in lockstep (when it compiles).
@@ -157,7 +158,8 @@ def play_sheet(
     reached a terminal state (or a state where some role has no legal move) and the paths
     agreed. Playing (after loading) stops with a :class:`SheetTooSlow` error once the sheet
     has taken ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the
-    slow exact path cannot hold up a corpus run."""
+    slow exact path cannot hold up a corpus run. With ``roles``, a sheet with another number
+    of roles is loaded but not played (``"skipped": True``)."""
     import os
 
     from ggpzoo import gdl
@@ -167,6 +169,9 @@ def play_sheet(
     try:
         g = gdl.load(path, ground_time_limit=ground_time_limit)
         out["roles"] = len(g.roles)
+        if roles is not None and len(g.roles) != roles:
+            out["skipped"] = True  # not played: another number of roles than asked for
+            return out
         e = gdl.raw_env(g, backend="auto", max_steps=max_steps, ground_time_limit=ground_time_limit)
         out["backend"] = e.backend
         rng = np.random.default_rng(seed)
@@ -223,8 +228,8 @@ def corpus_main(argv=None) -> int:
         )
     rows = []
     for f in files:
-        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit, time_limit=a.time_limit)
-        if a.roles is not None and r["roles"] is not None and r["roles"] != a.roles:
+        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit, time_limit=a.time_limit, roles=a.roles)
+        if r.get("skipped"):
             continue
         rows.append(r)
         print(
