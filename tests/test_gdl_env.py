@@ -248,3 +248,45 @@ def test_both_ways_of_reading_legal_moves(live):
     g._propnet = Propnet(g, live=live)
     assert g.propnet().use_live is live
     assert _lockstep(g, 3, seed=4) > 30
+
+
+def test_play_sheet_time_limit_is_a_clear_error(tmp_path):
+    """A corpus run cannot hang on a slow sheet: past its time limit a sheet fails with
+    SheetTooSlow, and without one it plays to the end and the paths agree."""
+    from ggpzoo.gdl.cli import play_sheet
+
+    path = tmp_path / "rps.kif"
+    path.write_text(RPS)
+    r = play_sheet(path, games=2, time_limit=0.0)
+    assert not r["ok"] and r["error"].startswith("SheetTooSlow: random games on the compiled path passed")
+    r = play_sheet(path, games=2)
+    assert r["ok"] and r["roles"] == 2 and r["steps"] == 4, r
+    r = play_sheet(path, games=2, roles=3)  # another number of roles: loaded, not played
+    assert r["skipped"] and r["steps"] == 0 and not r["ok"]
+
+
+NO_INPUT = """
+; a sheet without input: its action spaces come from grounding, on either path
+(role a) (role b)
+(init (t 0))
+(succ 0 1) (succ 1 2)
+(<= (legal ?r (pick ?n)) (role ?r) (true (t ?m)) (succ ?m ?n))
+(<= (next (t ?n)) (does a (pick ?n)))
+(<= terminal (true (t 2)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+def test_grounding_that_runs_out_of_time_fails_once_and_clearly():
+    """Past ground_time_limit, a sheet without input cannot run on either path: the error
+    says so, and asking again fails at once instead of grounding for as long again."""
+    from ggpzoo.gdl.ground import GroundingTooLarge
+
+    g = gdl.load(NO_INPUT, ground_time_limit=0.0)
+    with pytest.raises(GroundingTooLarge, match="no input relation") as first:
+        gdl.raw_env(g, backend="auto")
+    with pytest.raises(GroundingTooLarge) as again:
+        g.grounding()
+    assert again.value is first.value
+    g.ground_time_limit = 60.0  # a longer limit tries again
+    assert g.actions == {r: [("pick", "1"), ("pick", "2")] for r in ("a", "b")}

@@ -36,7 +36,7 @@ def test_parse_case_comments_numbers():
         ("(role x", "line 1: '\\(' is never closed"),
         ("(role x))", "unmatched"),
         ("(<= (p ?x) (q ?y))\n(q 1)", "unsafe rule: variable\\(s\\) \\?x"),
-        ("(<= (p ?x) (q ?x) (not (r ?y)))\n(q 1)", "unsafe rule: variable\\(s\\) \\?y"),
+        ("(<= (p ?x) (q ?x) (not (r ?y)) (distinct ?y 1))\n(q 1)", "unsafe rule: variable\\(s\\) \\?y"),
         ("(<= p (not p))", "not stratified"),
         ("(<= (p ?x) (q ?x) (not (r ?x)))\n(<= (r ?x) (p ?x))\n(q 1)", "not stratified"),
         ("(<= (p ?x) (p ?y) (q ?x))\n(q 1)", "recursion restriction broken: argument \\?y"),
@@ -114,3 +114,37 @@ def test_tictactoe_exact_game():
         s = g.next_state(s, {who: ("mark", str(x), str(y)), other: "noop"})
     assert g.is_terminal(s)
     assert g.goals(s) == {"xplayer": 100, "oplayer": 0}
+
+
+LOCAL_NEGATION = """
+; two roles mark cells at the same time; a cell stays blank when no one marks it,
+; written with a variable that appears only under the negation
+(role a) (role b)
+(cell 1) (cell 2) (cell 3)
+(<= (init (c ?x b)) (cell ?x))
+(init (t 0))
+(succ 0 1) (succ 1 2)
+(<= (legal ?r (mark ?x)) (role ?r) (true (c ?x b)))
+(<= (next (c ?x ?r)) (does ?r (mark ?x)))
+(<= (next (c ?x b)) (true (c ?x b)) (not (does ?anyone (mark ?x))))
+(<= (next (c ?x ?v)) (true (c ?x ?v)) (distinct ?v b))
+(<= (next (t ?n)) (true (t ?m)) (succ ?m ?n))
+(<= terminal (true (t 2)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+def test_negation_with_local_variables_reads_as_there_is_no():
+    """A corpus quirk: a variable found only under a negation is read as "there is no such"
+    (with a warning), on both paths; unsafe head and distinct variables are still refused."""
+    with pytest.warns(UserWarning, match="negation"):
+        g = gdl.load(LOCAL_NEGATION)
+    s = g.next_state(g.initial_state(), {"a": ("mark", "1"), "b": ("mark", "2")})
+    assert {f for f in s if f[0] == "c"} == {("c", "1", "a"), ("c", "2", "b"), ("c", "3", "b")}
+    from ggpzoo.gdl.cli import compare_paths
+
+    assert compare_paths(g, 4, seed=1) == 8
+    with pytest.raises(gdl.GDLError, match="unsafe rule"):
+        gdl.load("(role r) (<= (p ?x) (not (q ?x))) (q 1)")
+    with pytest.raises(gdl.GDLError, match="unsafe rule"):
+        gdl.load("(role r) (<= p (q ?x) (not (q ?y)) (distinct ?y 1)) (q 1)")

@@ -2,7 +2,7 @@
 
     python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
     python -m ggpzoo bench --gdl FILE [--seconds S]
-    python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3]
+    python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3] [--ground-time-limit S] [--time-limit S]
 
 :func:`main` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
 and network size, random-playout speed of both paths, PettingZoo's ``api_test``);
@@ -113,16 +113,19 @@ def bench_main(argv=None) -> int:
     return 0
 
 
-def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500) -> int:
+def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500, deadline: float | None = None) -> int:
     """Play random games on the compiled path with the exact path checked at every step
     (fluents, terminal, goals, legal ids); raise AssertionError at the first difference.
-    Returns the number of joint moves played."""
+    Returns the number of joint moves played. Past ``deadline`` (a ``time.perf_counter``
+    value) it raises :class:`SheetTooSlow`."""
     cm, em = game.machine("compiled"), game.machine("exact")
     rng = np.random.default_rng(seed)
     steps = 0
     for _ in range(n_games):
         cs, es = cm.initial(), em.initial()
         for _ in range(max_steps):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise SheetTooSlow(f"the lockstep check of both paths was cut off after {steps} joint moves")
             assert cm.fluents(cs) == es, f"states differ after {steps} joint moves"
             assert cm.terminal(cs) == em.terminal(es), "terminal differs"
             assert np.array_equal(cm.goals(cs), em.goals(es)), "goals differ"
@@ -139,14 +142,24 @@ def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500) -
 
 
 def play_sheet(
-    path, games: int = 3, max_steps: int = 2000, ground_time_limit: float = 30.0, seed: int = 0, compare: int = 1
+    path,
+    games: int = 3,
+    max_steps: int = 2000,
+    ground_time_limit: float = 30.0,
+    seed: int = 0,
+    compare: int = 1,
+    time_limit: float | None = 300.0,
+    roles: int | None = None,
 ) -> dict:
     """Load a sheet and play ``games`` random games to the end through the AEC env, then
     ``compare`` games with the compiled and exact paths in lockstep (when it compiles).
 
     Returns ``{"file", "ok", "roles", "backend", "steps", "error"}``; ``ok`` means every game
     reached a terminal state (or a state where some role has no legal move) and the paths
-    agreed."""
+    agreed. Playing (after loading) stops with a :class:`SheetTooSlow` error once the sheet
+    has taken ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the
+    slow exact path cannot hold up a corpus run. With ``roles``, a sheet with another number
+    of roles is loaded but not played (``"skipped": True``)."""
     import os
 
     from ggpzoo import gdl
@@ -156,18 +169,27 @@ def play_sheet(
     try:
         g = gdl.load(path, ground_time_limit=ground_time_limit)
         out["roles"] = len(g.roles)
+        if roles is not None and len(g.roles) != roles:
+            out["skipped"] = True  # not played: another number of roles than asked for
+            return out
         e = gdl.raw_env(g, backend="auto", max_steps=max_steps, ground_time_limit=ground_time_limit)
         out["backend"] = e.backend
         rng = np.random.default_rng(seed)
+        deadline = None if time_limit is None else t0 + time_limit
         for _ in range(games):
             e.reset()
             while e.agents and not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise SheetTooSlow(
+                        f"random games on the {e.backend} path passed the {time_limit:g} s limit "
+                        f"after {out['steps']} moves"
+                    )
                 e.step(int(rng.choice(e.legal_actions())))
                 out["steps"] += 1
             if any(e.truncations.values()):
                 raise GameDoesNotEnd(f"a random game did not end within {max_steps} joint moves")
         if compare and e.backend == "compiled":
-            compare_paths(g, compare, seed)
+            compare_paths(g, compare, seed, deadline=deadline)
         out["ok"] = True
     except Exception as err:  # noqa: BLE001 - reported per sheet
         out["error"] = f"{type(err).__name__}: {err}"[:300]
@@ -177,6 +199,10 @@ def play_sheet(
 
 class GameDoesNotEnd(RuntimeError):
     """A sheet that loads but whose random games do not end."""
+
+
+class SheetTooSlow(RuntimeError):
+    """A sheet whose random games (or lockstep check) run past the corpus run's time limit."""
 
 
 def corpus_main(argv=None) -> int:
@@ -191,6 +217,9 @@ def corpus_main(argv=None) -> int:
     p.add_argument("--games", type=int, default=3)
     p.add_argument("--roles", type=int, default=None, help="only sheets with this many roles")
     p.add_argument("--ground-time-limit", type=float, default=30.0)
+    p.add_argument(
+        "--time-limit", type=float, default=300.0, help="seconds per sheet for playing, load included (default 300)"
+    )
     a = p.parse_args(argv)
     files = []
     for path in a.paths:
@@ -199,8 +228,8 @@ def corpus_main(argv=None) -> int:
         )
     rows = []
     for f in files:
-        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit)
-        if a.roles is not None and r["roles"] is not None and r["roles"] != a.roles:
+        r = play_sheet(f, a.games, ground_time_limit=a.ground_time_limit, time_limit=a.time_limit, roles=a.roles)
+        if r.get("skipped"):
             continue
         rows.append(r)
         print(

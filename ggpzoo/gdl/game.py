@@ -63,6 +63,7 @@ class Game:
         self._init = frozenset(a[1] for a in self.program.static_facts(("init", 1)))
         self._cache: dict = {}
         self._grounding = None
+        self._grounding_failed = None
 
     # ------------------------------------------------------------------ exact answers
     def initial_state(self) -> frozenset:
@@ -114,11 +115,28 @@ class Game:
 
     # ------------------------------------------------------------------ fixed spaces
     def grounding(self):
-        """The relaxed grounding (:mod:`ggpzoo.gdl.ground`), computed once."""
-        if self._grounding is None:
-            from ggpzoo.gdl.ground import ground
+        """The relaxed grounding (:mod:`ggpzoo.gdl.ground`), computed once.
 
-            self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit)
+        A grounding that ran past ``ground_time_limit`` raises
+        :class:`~ggpzoo.gdl.ground.GroundingTooLarge`, and raises it again at once on later
+        calls (until ``ground_time_limit`` is raised) instead of trying for as long again."""
+        if self._grounding is None:
+            from ggpzoo.gdl.ground import GroundingTooLarge, ground
+
+            failed = self._grounding_failed
+            if failed is not None and self.ground_time_limit <= failed[0]:
+                raise failed[1]
+            try:
+                self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit)
+            except GroundingTooLarge as e:
+                if not self.program.static_facts(("input", 2)):
+                    e = GroundingTooLarge(
+                        str(e).split("; raise time_limit")[0]
+                        + "; the sheet has no input relation, so its action spaces come from grounding on "
+                        "either path: raise ground_time_limit"
+                    )
+                self._grounding_failed = (self.ground_time_limit, e)
+                raise e from None
             # the exact path's joins, ordered by the relation sizes of the relaxed model
             for crs in self.program._exact.values():
                 for cr in crs:

@@ -88,6 +88,46 @@ def expand_or(rule: Rule) -> list[Rule]:
     return out
 
 
+def localize_negations(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
+    """Rewrite each ``(not A)`` whose atom has variables found in no positive literal of its
+    rule (a corpus quirk: ``(not (does ?anyone (mark ?x ?y)))``, meaning that no role marks
+    the cell) as ``(not (aux ...))`` with a new rule ``(<= (aux ...) A)`` over A's other
+    variables: the variables local to the negation are read as "there is no such ...".
+
+    Returns ``(rules, rewritten)``: the rules after the rewrite, and the original rules that
+    were rewritten (for a warning). A head variable or a ``distinct`` variable that is in no
+    positive literal stays unsafe (:func:`check` refuses it)."""
+    out, rewritten, extra = [], [], []
+    for r in rules:
+        pos: set = set()
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None and a[1]:
+                variables(a[0], pos)
+        if variables(r.head) - pos or any(
+            _atom_of(b) is None and variables(b) - pos for b in r.body
+        ):  # unsafe anyway: left for check() to refuse, as written
+            out.append(r)
+            continue
+        body, changed = [], False
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None and not a[1] and variables(a[0]) - pos:
+                shared = sorted(variables(a[0]) & pos)
+                aux = (f"__not_{len(extra) + 1}", *shared) if shared else f"__not_{len(extra) + 1}"
+                extra.append(Rule(aux, (a[0],), r.line))
+                body.append(("not", aux))
+                changed = True
+            else:
+                body.append(b)
+        if changed:
+            rewritten.append(r)
+            out.append(Rule(r.head, tuple(body), r.line))
+        else:
+            out.append(r)
+    return out + extra, rewritten
+
+
 def _atom_of(lit):
     """``(atom, positive)`` for an atom or a negated atom; None for ``distinct``."""
     if type(lit) is tuple and lit[0] == "not":
@@ -432,6 +472,15 @@ class Program:
                 self.ignored.append(r)
                 continue
             expanded.extend(expand_or(r))
+        expanded, self.localized = localize_negations(expanded)
+        if self.localized:
+            import warnings
+
+            warnings.warn(
+                f"read {len(self.localized)} negation(s) with variables found nowhere else in their rule "
+                f"as 'there is no such ...', e.g. {self.localized[0].where()}",
+                stacklevel=3,
+            )
         if self.ignored:
             import warnings
 
