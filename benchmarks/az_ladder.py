@@ -2,7 +2,8 @@
 
 ``python -m ggpzoo.training.az`` keeps the network at every save as
 ``OUT/snapshots/minNNN.json``. This script rates them with the arena's Elo
-(:func:`ggpzoo.tools.arena.round_robin` on chosen pairs, maximum likelihood, random = 0):
+(:func:`ggpzoo.tools.arena.round_robin` on chosen pairs, maximum likelihood, the second
+anchor, ``greedy``, rated 0: it plays the most games, so the margins are the narrowest):
 
 * the anchors (``--anchors``, weakest first; default ``random``, ``greedy``, ``mcts:200``,
   ``mcts:1000``) play their neighbours on that list;
@@ -73,8 +74,27 @@ def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, eve
     agents.append(searched)
     i = len(agents) - 1
     pairs += [(i, i - 1), (i, a - 2), (i, a - 1)]
-    result = round_robin(env_name, agents, games, seed=seed, pairs=pairs)
+    result = round_robin(env_name, agents, games, seed=seed, pairs=pairs, anchor=1)
     return result, minutes
+
+
+def ratings(data: dict) -> dict[str, tuple[float, float]]:
+    """Each agent's Elo and 95% margin from a ladder file's pairs, the second anchor
+    (``greedy``) rated 0, whichever anchor the file was written with."""
+    import numpy as np
+
+    from ggpzoo.tools.arena import elo_ratings
+
+    index = {a: i for i, a in enumerate(data["agents"])}
+    n = len(index)
+    scores, games = np.zeros((n, n)), np.zeros((n, n))
+    for p in data["pairs"]:
+        i, j = index[p["agent"]], index[p["opponent"]]
+        s = p["wins"] + 0.5 * p["draws"]
+        scores[i, j], scores[j, i] = s, p["games"] - s
+        games[i, j] = games[j, i] = p["games"]
+    elo, errors = elo_ratings(scores, games, anchor=index[data["anchor_specs"][1]])
+    return {a: (float(elo[i]), float(1.96 * errors[i])) for a, i in index.items()}
 
 
 def plot(paths: list[str], out: str) -> None:
@@ -89,7 +109,7 @@ def plot(paths: list[str], out: str) -> None:
     for ax, path in zip(axes.flat, paths, strict=False):
         with open(path) as f:
             data = json.load(f)
-        elo = {r["agent"]: (r["elo"], r["elo_margin"]) for r in data["standings"]}
+        elo = ratings(data)
         minutes = data["minutes"]
         alone = sorted((m, a) for a, m in minutes.items() if "+" not in a)
         ax.errorbar(
@@ -116,13 +136,15 @@ def plot(paths: list[str], out: str) -> None:
             ax.axhline(elo[anchor][0], color=f"C{k + 4}", linestyle="--", linewidth=0.8, label=anchor)
         ax.set_title(data["env"])
         ax.set_xlabel("minutes of training")
-        ax.set_ylabel("Elo (random = 0)")
+        ax.set_ylabel(f"Elo ({data['anchor_specs'][1]} = 0)")
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(paths) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    cols = min(len(labels), 3 * len(axes[0]))
+    fig.legend(handles, labels, loc="lower center", ncol=cols, fontsize=8)
+    legend_rows = (len(labels) + cols - 1) // cols
+    fig.tight_layout(rect=(0, 0.05 * legend_rows * 3.6 / (3.6 * rows), 1, 1))
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
 
