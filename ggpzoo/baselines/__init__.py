@@ -4,8 +4,8 @@ A baseline is a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`) trained for
 budget, saved with :func:`~ggpzoo.training.az.net.save_model` (plain weights, loaded with
 ``weights_only=True``). It is a fixed, reproducible opponent to measure agents against
 (``baseline`` plays the network alone, ``baseline:32`` with 32 simulations of search), not
-a strong player. :func:`baseline_path` says which games have one: ``skirmish_endgame_v0`` (0.4.0; how it
-was trained is in its JSON's ``info`` and in the AlphaZero guide).
+a strong player. Every game has one (0.5.0; skirmish_endgame_v0 since 0.4.0); how each
+was trained is in its JSON's ``info`` and in the AlphaZero guide, with its scores.
 """
 
 from __future__ import annotations
