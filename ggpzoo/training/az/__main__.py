@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         type=_positive_float,
         default=0.1,
         help="scale of the completed Q-values in the search and its policy targets (default 0.1, mctx's; "
-        "1.0 for games of thousands of actions such as amazons_v0)",
+        "1.0 for games with thousands of legal actions)",
     )
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the network runs (default cpu)")
     p.add_argument("--resume", action="store_true", help="go on from OUT/checkpoint.pt")
