@@ -462,6 +462,9 @@ class GumbelSearch:
             raise ValueError(f"max_considered must be a positive integer, got {max_considered!r}")
         if games < 1:
             raise ValueError(f"games must be at least 1, got {games!r}")
+        for name, value in (("c_visit", c_visit), ("c_scale", c_scale)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1e6:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
         self.spec = _spec(env_name)
         self.env_name = env_name
         self.game = kernel_id(self.spec.kernel)
@@ -658,10 +661,7 @@ class GumbelAZAgent(_StateAgent):
         self.search = None
         if c_scale is None:
             c_scale = getattr(net, "info", {}).get("c_scale", C_SCALE)
-        if isinstance(c_scale, bool) or not isinstance(c_scale, (int, float)) or not 0 < c_scale < 1e6:
-            raise ValueError(f"c_scale must be a positive number, got {c_scale!r}")
-        self.c_scale = float(c_scale)
-        if self.simulations:
+        if self.simulations:  # GumbelSearch checks c_scale
             self.search = GumbelSearch(
                 env_name,
                 evaluator(self.net, self.device),
@@ -669,7 +669,7 @@ class GumbelAZAgent(_StateAgent):
                 1,
                 max_considered,
                 seed=int(self.rng.integers(2**62)),
-                c_scale=self.c_scale,
+                c_scale=c_scale,
             )
         self.name = "az" if not self.simulations else f"az:{self.simulations}"
         self.last_search: dict = {}
