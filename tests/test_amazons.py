@@ -246,6 +246,83 @@ def test_goals_while_running():
     assert seen == [("white", 0, 100), ("white", 0, 100), ("black", 100, 0), ("black", 100, 0)]
 
 
+# ----------------------------------------------------------------------------- feature planes (no rule)
+def reference_territory(board, role):
+    """The four feature planes, in plain Python: one-move reach of each side, then the empty
+    cells each side's queens reach in fewer queen moves (breadth-first over slides)."""
+    board = [int(v) for v in board]
+    planes = np.zeros((10, 10, 4), np.int8)
+    dist = []
+    for side, piece in enumerate((K.WHITE + role, K.BLACK - role)):
+        queens = [(c % 10 + 1, c // 10 + 1) for c in range(100) if board[c] == piece]
+        for q in queens:
+            for x, y in slide(board, *q):
+                planes[y - 1, x - 1, side] = 1
+        d, frontier, step = {}, queens, 0
+        while frontier:
+            step += 1
+            nxt = []
+            for q in frontier:
+                for cell in slide(board, *q):
+                    if cell not in d:
+                        d[cell] = step
+                        nxt.append(cell)
+            frontier = nxt
+        dist.append(d)
+    for y in range(1, 11):
+        for x in range(1, 11):
+            if board[(y - 1) * 10 + x - 1] == K.EMPTY:
+                own, opp = dist[0].get((x, y), 999), dist[1].get((x, y), 999)
+                planes[y - 1, x - 1, 2] = own < opp
+                planes[y - 1, x - 1, 3] = opp < own
+    return planes
+
+
+# White's queen at (1,1) owns the walled corner (2,1); black's queens are nearer the rest.
+TERRITORY = """
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . B . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+x x x . . . . . . .
+. . x . . . . . B .
+. . x . . . . . . .
+W . x x . . . . . .
+"""
+
+
+def test_territory_planes_on_a_drawn_position():
+    board, _ = K.from_string(TERRITORY)
+    out = np.zeros((10, 10, 4), np.int8)
+    K.territory_planes(board, 0, out)
+    white_owns = {(x + 1, y + 1) for y, x in zip(*np.nonzero(out[:, :, 2]), strict=True)}
+    assert white_owns == {(2, 1), (1, 2), (2, 2), (1, 3), (2, 3)}  # the walled corner
+    assert out[:, :, 0].sum() == 4 and out[1, 2, 0] == 0  # (2,3) is two queen moves from (1,1)
+    assert out[9, 5, 3] == 1 and out[0, 9, 3] == 1  # (6,10) one move from (6,8); (10,1) two from (9,3)
+    assert not (out[:, :, 2] & out[:, :, 3]).any()
+    np.testing.assert_array_equal(out, reference_territory(board, 0))
+    K.territory_planes(board, 1, out)  # black's view swaps the sides
+    np.testing.assert_array_equal(out, reference_territory(board, 1))
+    np.testing.assert_array_equal(out[:, :, 3], reference_territory(board, 0)[:, :, 2])
+
+
+@pytest.mark.parametrize("env_module", [amazons_v0, amazons_split_v0], ids=["amazons", "split"])
+def test_territory_planes_match_the_reference_in_random_games(env_module):
+    env = env_module.raw_env()
+    rng = np.random.default_rng(7)
+    out = np.zeros((10, 10, 4), np.int8)
+    for game in range(3):
+        env.reset(seed=game)
+        while not any(env.terminations.values()):
+            board, aux = env.get_state()
+            for role in (0, 1):
+                K.territory_planes(board, role, out)
+                np.testing.assert_array_equal(out, reference_territory(board, role))
+            env.step(sample_action(env.observe(env.agent_selection)["action_mask"], rng))
+
+
 # ----------------------------------------------------------------------------- illegal-action reasons
 def test_illegal_action_messages_say_why():
     env = amazons_v0.raw_env()

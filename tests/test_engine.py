@@ -103,6 +103,21 @@ def test_every_dispatcher_matches_the_direct_kernel_call(name):
             dispatch.reach_planes(game, board, role, reach_d)
             s.reach_planes(board, role, reach_k)
             np.testing.assert_array_equal(reach_d, reach_k)
+            planes = s.num_planes + s.num_feature_planes
+            net_in = np.full((s.height, s.width, planes), 7, s.obs_dtype)
+            dispatch.net_input(game, board, aux, role, net_in, s.num_planes)
+            np.testing.assert_array_equal(net_in[:, :, : s.num_planes], obs_k)
+            if s.feature_planes is not None:
+                feat_d = np.zeros((s.height, s.width, s.num_feature_planes), s.obs_dtype)
+                feat_k = np.zeros_like(feat_d)
+                dispatch.feature_planes(game, board, role, feat_d)
+                s.feature_planes(board, role, feat_k)
+                np.testing.assert_array_equal(feat_d, feat_k)
+                np.testing.assert_array_equal(net_in[:, :, s.num_planes :], feat_k)
+            else:
+                assert s.num_feature_planes == 0
+                with pytest.raises(ValueError, match="no feature planes"):
+                    dispatch.feature_planes(game, board, role, reach_d)
         if s.potential is not None:
             assert dispatch.potential(game, board, aux) == s.potential(board, aux)
         else:

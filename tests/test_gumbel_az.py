@@ -237,6 +237,64 @@ def test_an_actions_logit_is_the_sum_of_its_parts(name):
             assert float(got[0]) == pytest.approx(expected, abs=1e-5)
 
 
+# ----------------------------------------------------------------------------- feature planes
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_the_network_reads_the_feature_planes_after_the_observation(name, tmp_path):
+    s = spec(name)
+    if not s.num_feature_planes:
+        with pytest.raises(ValueError, match="has no feature planes"):
+            AZNet(name, channels=4, blocks=0, features=1)
+        with pytest.raises(ValueError, match="has no feature planes"):
+            GumbelSearch(name, uniform(len(s.action_parts), s.num_cells), features=True)
+        return
+    net = AZNet(name, channels=4, blocks=0, features=1).eval()
+    assert net.input_shape == (s.height, s.width, s.num_planes + s.num_feature_planes)
+    assert AZNet(name, channels=4, blocks=0).input_shape == s.obs_shape
+    loaded = load_model(save_model(net, str(tmp_path / "f")), name)
+    assert loaded.config["features"] == 1 and loaded.input_shape == net.input_shape
+    seen = []
+
+    def evaluate(obs):
+        seen.append(obs.copy())
+        return uniform(len(s.action_parts), s.num_cells)(obs)
+
+    env = load(name).raw_env()
+    for board, aux in random_positions(name, 2, seed=3):
+        seen.clear()
+        GumbelSearch(name, evaluate, simulations=1, features=True).run(board[None], aux[None])
+        env.set_state((board, aux))
+        planes = seen[0][0]  # the root, seen by the role to act
+        np.testing.assert_array_equal(planes[:, :, : s.num_planes], env.observe(env.agent_selection)["observation"])
+        features = np.zeros((s.height, s.width, s.num_feature_planes), s.obs_dtype)
+        s.feature_planes(board, int(aux[0]), features)
+        np.testing.assert_array_equal(planes[:, :, s.num_planes :], features)
+        for simulations in (0, 2):
+            agent = GumbelAZAgent(name, loaded, simulations=simulations, seed=0)
+            assert agent((board, aux)) in env.legal_actions()
+    bad = json.loads((tmp_path / "f.json").read_text())
+    bad["arguments"]["features"] = 2
+    (tmp_path / "g.json").write_text(json.dumps(bad))
+    (tmp_path / "g.pt").write_bytes((tmp_path / "f.pt").read_bytes())
+    with pytest.raises(ValueError, match="features must be an integer in 0..1"):
+        load_model(str(tmp_path / "g.json"))
+
+
+def test_training_uses_the_feature_planes_when_the_game_has_them(tmp_path):
+    s = spec("amazons_split_v0")
+    config = dict(env=s.name, simulations=2, games=2, channels=4, blocks=0, batch_size=8, min_buffer=4, max_moves=6)
+    for features, planes in ((None, s.num_planes + s.num_feature_planes), (False, s.num_planes)):
+        out = str(tmp_path / str(features))
+        train(AZConfig(**config, features=features), minutes=0.01, out=out, progress=False)
+        model = load_model(os.path.join(out, "model.json"), s.name)
+        assert model.input_shape[2] == planes
+        buffer = ReplayBuffer(100, model.input_shape, s.obs_dtype)
+        buffer.load(os.path.join(out, "buffer.npz"))  # positions of the same shape
+        # a resumed run keeps the checkpoint's choice, whatever the config says
+        train(AZConfig(**config, features=not model.config.get("features")), minutes=0.01, out=out, resume=True,
+              progress=False)  # fmt: skip
+        assert load_model(os.path.join(out, "model.json")).input_shape[2] == planes
+
+
 # ----------------------------------------------------------------------------- files
 def test_save_and_load_round_trip_with_plain_weights(tmp_path):
     net = AZNet("amazons_v0")

@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import _StateAgent, seeded_rng
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, observe
+from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, net_input
 from ggpzoo.engine.rng import next_random, stream
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.gamespec import ROLE
@@ -258,7 +258,7 @@ def _new_node(nodes, values, g, c, parent, game, board, aux):
 
 
 @njit(cache=True)
-def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards, auxs, obs):
+def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards, auxs, obs, planes):
     """Make each active tree's root; observe the roots to evaluate. Returns their count."""
     k = 0
     for g in range(roots_b.shape[0]):
@@ -270,7 +270,7 @@ def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards,
         n_nodes[g] = 1
         if _new_node(nodes, values, g, 0, -1, game, boards[g], auxs[g]):
             raise ValueError("a searched state is terminal")
-        observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[k])
+        net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[k], planes)
         leaf[g, 0], leaf[g, 1] = 0, k
         k += 1
     return k
@@ -279,7 +279,7 @@ def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards,
 @njit(cache=True)
 def _descend(
     game, roots_b, roots_x, active, nodes, values, n_nodes, e_action, e_logit, e_child, e_gumbel,
-    table, considered_m, c_visit, c_scale, leaf, boards, auxs, obs, scratch,
+    table, considered_m, c_visit, c_scale, leaf, boards, auxs, obs, planes, scratch,
 ):  # fmt: skip
     """One simulation's selection in every active tree, down to a new node (observed into
     ``obs`` when the network must evaluate it) or a terminal one. Returns the number observed."""
@@ -307,7 +307,7 @@ def _descend(
                 if _new_node(nodes, values, g, c, node, game, boards[g], auxs[g]):
                     leaf[g, 0], leaf[g, 1] = c, -1
                 else:
-                    observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[k])
+                    net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[k], planes)
                     leaf[g, 0], leaf[g, 1] = c, k
                     k += 1
                 break
@@ -442,6 +442,8 @@ class GumbelSearch:
         gumbel_scale: 1 samples the root actions; 0 takes the top logits (no noise).
         c_visit, c_scale: sigma's constants.
         seed: seeds the Gumbel noise.
+        features: the network reads the game's feature planes after the observation
+            (:func:`ggpzoo.engine.dispatch.net_input`; an AZNet's ``features``).
     """
 
     def __init__(
@@ -455,6 +457,7 @@ class GumbelSearch:
         c_visit: float = C_VISIT,
         c_scale: float = C_SCALE,
         seed: int | None = None,
+        features: bool = False,
     ):
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
@@ -485,7 +488,11 @@ class GumbelSearch:
         self.leaf = np.full((G, 2), -1, np.int32)
         self.boards = np.zeros((G, S.num_cells), np.int8)
         self.auxs = np.zeros((G, S.aux_size), np.int32)
-        self.obs = np.zeros((G, *S.obs_shape), S.obs_dtype)
+        if features and not S.num_feature_planes:
+            raise ValueError(f"{env_name} has no feature planes")
+        self.planes = S.num_planes
+        planes = S.num_planes + (S.num_feature_planes if features else 0)
+        self.obs = np.zeros((G, S.height, S.width, planes), S.obs_dtype)
         self.scratch = np.zeros((5, S.max_legal), np.float64)
         self.legal = np.zeros(MAX_LEGAL, np.int32)
         self._pool(G * min(S.max_legal, 256) * 4)
@@ -556,13 +563,14 @@ class GumbelSearch:
             self.boards,
             self.auxs,
             self.obs,
+            self.planes,
         )
         self._expand(k)
         for _ in range(self.simulations):
             k = _descend(
                 self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes,
                 self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.table, self.considered_m,
-                self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.scratch,
+                self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.planes, self.scratch,
             )  # fmt: skip
             self._expand(k)
         actions = np.full(n, -1, np.int32)
@@ -657,7 +665,7 @@ class GumbelAZAgent(_StateAgent):
         self.simulations = int(simulations)
         self.cells = self.spec.action_cells()
         self.legal = np.zeros(MAX_LEGAL, np.int32)
-        self.obs = np.zeros((1, *self.spec.obs_shape), self.spec.obs_dtype)
+        self.obs = np.zeros((1, *net.input_shape), self.spec.obs_dtype)
         self.search = None
         if c_scale is None:
             c_scale = getattr(net, "info", {}).get("c_scale", C_SCALE)
@@ -670,6 +678,7 @@ class GumbelAZAgent(_StateAgent):
                 max_considered,
                 seed=int(self.rng.integers(2**62)),
                 c_scale=c_scale,
+                features=bool(net.config.get("features", 0)),
             )
         self.name = "az" if not self.simulations else f"az:{self.simulations}"
         self.last_search: dict = {}
@@ -687,7 +696,7 @@ class GumbelAZAgent(_StateAgent):
             r = self.search.run(board[None], aux[None])
             self.last_search = {"value": float(r.root_values[0]), "simulations": self.simulations}
             return int(r.actions[0])
-        observe(self.game, board, aux, aux[ROLE], self.obs[0])
+        net_input(self.game, board, aux, aux[ROLE], self.obs[0], self.spec.num_planes)
         with self.torch.no_grad():
             logits, v = self.net(self.torch.as_tensor(self.obs, device=self.device))
         self.last_search = {"value": float(v[0])}

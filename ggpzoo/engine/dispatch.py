@@ -4,7 +4,7 @@ Code that must work for any game inside numba (the batched engine, search agents
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
 ``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel
 protocol of :mod:`ggpzoo.envs.base`, and the training aids the kernels hold
-(``potential``, ``reach_planes``, ``stage_board``: no rules, but one copy of each, shared
+(``potential``, ``reach_planes``, ``feature_planes``, ``stage_board``: no rules, but one copy of each, shared
 by the AEC wrappers and the batched self-play env); ``game`` is the id of a spec's kernel,
 :func:`kernel_id`. Each is one numba function with one explicit branch per kernel, every
 kernel a constant, so that it is compiled once and cached (kernels passed as arguments or
@@ -37,6 +37,8 @@ __all__ = [
     "check_state",
     "potential",
     "reach_planes",
+    "feature_planes",
+    "net_input",
     "stage_board",
 ]
 
@@ -158,6 +160,25 @@ def reach_planes(game, board, role, out):
         skirmish.reach_planes(board, role, out)
     else:
         raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def feature_planes(game, board, role, out):
+    """The spec's ``feature_planes`` of ``role``'s view into ``out`` (H, W, num_feature_planes);
+    ValueError for a kernel without them."""
+    if game == 0:
+        amazons.territory_planes(board, role, out)
+    else:
+        raise ValueError("this kernel has no feature planes")
+
+
+@njit(cache=True)
+def net_input(game, board, aux, role, out, planes):
+    """The AlphaZero network's input: the observation of ``role`` into ``out[:, :, :planes]``,
+    then, when ``out`` has more planes, the feature planes into the rest."""
+    observe(game, board, aux, role, out[:, :, :planes])
+    if out.shape[2] > planes:
+        feature_planes(game, board, role, out[:, :, planes:])
 
 
 @njit(cache=True)

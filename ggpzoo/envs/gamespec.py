@@ -62,6 +62,11 @@ class GameSpec:
             shaping; None if the game has none.
         reach_planes: ``fn(board, role, out)`` filling two extra planes (the cells each
             side reaches); None if the game has none.
+        feature_planes: ``fn(board, role, out)`` filling ``num_feature_planes`` extra input
+            planes for the AlphaZero network (:class:`~ggpzoo.training.az.AZNet`'s
+            ``features``): facts a small network cannot compute from the board planes in a
+            few layers, as AlphaGo's inputs held liberties; None if the game has none.
+        num_feature_planes: how many planes ``feature_planes`` fills.
         recipe: the game's training recipe, what differs from the defaults of
             :data:`ggpzoo.training.train.DEFAULT_RECIPE` (reward, shaping, decomposition,
             network, discount...): what ``python -m ggpzoo train`` and ``bench --train`` use.
@@ -88,6 +93,8 @@ class GameSpec:
     decompose_by_default: bool = False
     potential: Callable[[np.ndarray, np.ndarray], float] | None = None
     reach_planes: Callable | None = None
+    feature_planes: Callable | None = None
+    num_feature_planes: int = 0
     recipe: Mapping[str, object] = field(default_factory=dict)
     references: Mapping[str, tuple] = field(default_factory=dict)
 

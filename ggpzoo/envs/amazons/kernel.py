@@ -40,6 +40,7 @@ N = H * W
 EMPTY, WHITE, BLACK, ARROW = 0, 1, 2, 3
 AMAZONS, SPLIT = 0, 1
 ROLE, VARIANT, STEP, PHASE, FIRER = 0, 1, 2, 3, 4
+QFAR = N  # a queen distance longer than any (an unreachable cell)
 AUX_SIZE = 5
 MAX_LEGAL = 4 * 35 * 35  # 4 queens, at most 35 cells on the queen lines of any cell
 NUM_ACTIONS_SPLIT = N * N
@@ -270,6 +271,51 @@ def reach_planes(board, role, out):
                 for n in range(lens[d]):
                     t = RAY[c, d, n]
                     out[t // W, t % W, plane] = 1
+
+
+@njit(cache=True)
+def _queen_distance(board, piece, dist, queue):
+    """``dist[c]`` = the fewest queen moves a queen of ``piece`` needs to reach the empty cell
+    ``c`` over empty cells (arrows and queens block), ``QFAR`` where none can."""
+    dist[:] = QFAR
+    tail = 0
+    for c in range(N):
+        if board[c] == piece:
+            dist[c] = 0
+            queue[tail] = c
+            tail += 1
+    head = 0
+    while head < tail:
+        c = queue[head]
+        head += 1
+        for d in range(8):
+            for n in range(RAY_LEN[c, d]):
+                t = RAY[c, d, n]
+                if board[t] != EMPTY:
+                    break
+                if dist[t] > dist[c] + 1:
+                    dist[t] = dist[c] + 1
+                    queue[tail] = t
+                    tail += 1
+
+
+@njit(cache=True)
+def territory_planes(board, role, out):
+    """The feature planes of ``role``'s view, ``out`` (H, W, 4), 1 on empty cells: ``0``/``1``
+    those ``role``'s / the other role's queens reach in one queen move (:func:`reach_planes`),
+    ``2``/``3`` those ``role``'s / the other role's queens reach in fewer queen moves than
+    the other side's (the queen-distance territory of Amazons programs). Not a rule: the
+    extra input planes of the AlphaZero network (``GameSpec.feature_planes``)."""
+    reach_planes(board, role, out[:, :, 0:2])
+    own = np.empty(N, np.int64)
+    opp = np.empty(N, np.int64)
+    queue = np.empty(N, np.int64)
+    _queen_distance(board, WHITE + role, own, queue)
+    _queen_distance(board, BLACK - role, opp, queue)
+    for c in range(N):
+        y, x = c // W, c % W
+        out[y, x, 2] = 1 if board[c] == EMPTY and own[c] < opp[c] else 0
+        out[y, x, 3] = 1 if board[c] == EMPTY and opp[c] < own[c] else 0
 
 
 # ----------------------------------------------------------------------------- observation

@@ -25,6 +25,8 @@ AMAZONS = GameSpec(
     decompose_by_default=True,  # 86,980 ids: three cell choices learn far better
     potential=mobility_balance,
     reach_planes=K.reach_planes,
+    feature_planes=K.territory_planes,  # reach in one move, and queen-distance territory
+    num_feature_planes=4,
     recipe={"shaping": 1.0, "reach_planes": True, "decompose": True, "policy": "cell", "gamma": 0.9},
     references={"openspiel": ("amazons", {}, 3), "pyspiel": ("amazons", {}, 3)},
 )
@@ -42,5 +44,7 @@ AMAZONS_SPLIT = GameSpec(
     decomposition=MOVE_DECOMPOSITION,
     potential=mobility_balance,
     reach_planes=K.reach_planes,
+    feature_planes=K.territory_planes,  # reach in one move, and queen-distance territory
+    num_feature_planes=4,
     recipe={"shaping": 1.0, "reach_planes": True, "decompose": True, "policy": "cell", "gamma": 0.9},
 )

@@ -30,6 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="go on from OUT/checkpoint.pt")
     p.add_argument("--channels", type=_positive_int, default=32, help="network width (default 32)")
     p.add_argument("--blocks", type=int, default=3, help="residual blocks (default 3)")
+    p.add_argument(
+        "--features",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the network also reads the game's feature planes (default: when the game has them)",
+    )
     p.add_argument("--batch-size", type=_positive_int, default=256, help="training batch (default 256)")
     p.add_argument("--lr", type=_positive_float, default=1e-3, help="Adam's learning rate (default 1e-3)")
     p.add_argument("--checkpoint-minutes", type=_positive_float, default=5.0, help="save every (default 5)")
@@ -53,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         c_scale=args.c_scale,
         channels=args.channels,
         blocks=max(args.blocks, 0),
+        features=args.features,
         batch_size=args.batch_size,
         lr=args.lr,
         checkpoint_minutes=args.checkpoint_minutes,

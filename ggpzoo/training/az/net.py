@@ -30,7 +30,7 @@ FORMAT = "ggpzoo-az-1"
 MAX_JSON_BYTES = 1 << 16
 MAX_MODEL_BYTES = 5 << 20  # a shipped model stays under 5 MB
 # The largest sizes a description may ask for (a file must not make the loader build a huge network).
-MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024}
+MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024, "features": 1}
 
 
 class _Block(nn.Module):
@@ -50,21 +50,35 @@ class AZNet(nn.Module):
     logits. Value: a 1x1 convolution to 2 channels, ``Linear(2HW -> value_hidden)``, ReLU,
     ``Linear(1)``, tanh.
 
+    Input: the observation planes, then with ``features`` the game's feature planes
+    (:attr:`~ggpzoo.envs.gamespec.GameSpec.feature_planes`), ``(B, H, W, planes)`` with
+    :attr:`input_shape`, as :func:`ggpzoo.engine.dispatch.net_input` writes them.
+
     Args:
         env_name: the game (its observation shape and action parts).
         channels, blocks, value_hidden: the size.
+        features: 1 to read the game's feature planes too (a game without them: ValueError).
     """
 
-    def __init__(self, env_name: str, channels: int = 32, blocks: int = 3, value_hidden: int = 64):
+    def __init__(self, env_name: str, channels: int = 32, blocks: int = 3, value_hidden: int = 64, features: int = 0):
         super().__init__()
         s = _spec(env_name)
         if min(channels, blocks + 1, value_hidden) < 1:
             raise ValueError(
                 f"channels, value_hidden must be >= 1 and blocks >= 0, got {channels}, {blocks}, {value_hidden}"
             )
+        if features not in (0, 1):
+            raise ValueError(f"features must be 0 or 1, got {features!r}")
+        if features and not s.num_feature_planes:
+            raise ValueError(f"{env_name} has no feature planes")
         self.env_name = env_name
         self.config = {"channels": int(channels), "blocks": int(blocks), "value_hidden": int(value_hidden)}
+        if features:  # left out when 0, so that older descriptions read the same
+            self.config["features"] = 1
         h, w, planes = s.obs_shape
+        self.obs_planes = planes
+        planes += s.num_feature_planes if features else 0
+        self.input_shape = (h, w, planes)
         self.parts = len(s.action_parts)
         self.obs_high = float(s.obs_high)
         self.stem = nn.Conv2d(planes, channels, 3, padding=1)
@@ -75,7 +89,9 @@ class AZNet(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``obs (B, H, W, planes)`` -> ``(part logits (B, parts, H * W), values (B,))``."""
-        x = obs.permute(0, 3, 1, 2).float() / self.obs_high
+        x = obs.permute(0, 3, 1, 2).float()
+        if self.obs_high != 1:
+            x = torch.cat([x[:, : self.obs_planes] / self.obs_high, x[:, self.obs_planes :]], 1)
         x = self.blocks(torch.relu(self.stem(x)))
         logits = self.policy(x).flatten(2)
         v = torch.tanh(self.value(torch.relu(self.value_conv(x)).flatten(1))).squeeze(1)

@@ -28,7 +28,7 @@ import torch
 from numba import njit
 
 from ggpzoo.agents.gumbel import GumbelSearch
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, init, is_terminal, kernel_id, legal_actions, observe
+from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, init, is_terminal, kernel_id, legal_actions, net_input
 from ggpzoo.engine.policies import greedy_choice
 from ggpzoo.engine.rng import random_legal, stream
 from ggpzoo.envs import spec as _spec
@@ -65,6 +65,8 @@ class AZConfig:
             ``(50 + max N) * c_scale`` logits at most: with thousands of legal actions
             (amazons_v0) and 0.1 it stays the prior; 1.0 puts it on the best visited actions.
         channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`).
+        features: the network also reads the game's feature planes
+            (:attr:`~ggpzoo.envs.gamespec.GameSpec.feature_planes`); None: when the game has them.
         batch_size, lr, weight_decay: the optimiser (Adam).
         buffer_size: positions kept for training.
         min_buffer: positions needed before the first gradient step.
@@ -83,6 +85,7 @@ class AZConfig:
     c_scale: float = 0.1
     channels: int = 32
     blocks: int = 3
+    features: bool | None = None
     batch_size: int = 256
     lr: float = 1e-3
     weight_decay: float = 1e-4
@@ -99,9 +102,10 @@ class AZConfig:
 
 # ----------------------------------------------------------------------------- numba helpers
 @njit(cache=True)
-def _observe_all(game, boards, auxs, obs):
+def _observe_all(game, boards, auxs, obs, planes):
+    """The network's input of every game (:func:`ggpzoo.engine.dispatch.net_input`)."""
     for g in range(boards.shape[0]):
-        observe(game, boards[g], auxs[g], auxs[g, ROLE], obs[g])
+        net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[g], planes)
 
 
 @njit(cache=True)
@@ -173,7 +177,7 @@ def net_score(
     live = np.ones(games, bool)
     score = np.zeros(games)
     actions = np.zeros(games, np.int32)
-    obs = np.zeros((games, *s.obs_shape), s.obs_dtype)
+    obs = np.zeros((games, *net.input_shape), s.obs_dtype)
     legal = np.zeros(MAX_LEGAL, np.int32)
     b, x = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
     rng = np.random.default_rng(seed)
@@ -181,7 +185,7 @@ def net_score(
         mine = np.flatnonzero(live & (auxs[:, ROLE] == net_role)).astype(np.int64)
         theirs = np.flatnonzero(live & (auxs[:, ROLE] != net_role)).astype(np.int64)
         if len(mine):
-            _observe_all(game, boards[mine], auxs[mine], obs[: len(mine)])
+            _observe_all(game, boards[mine], auxs[mine], obs[: len(mine)], s.num_planes)
             with torch.no_grad():
                 logits, _ = net(torch.as_tensor(obs[: len(mine)], device=device))
             _best_legal_batch(game, boards, auxs, logits.float().cpu().numpy(), cells, mine, actions, legal)
@@ -316,10 +320,13 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
             raise ValueError(f"{ckpt_path} trains {saved['env']!r}, not {config.env!r}")
         config.channels, config.blocks = saved["channels"], saved["blocks"]
         config.c_scale = saved.get("c_scale", config.c_scale)
-        net = AZNet(config.env, config.channels, config.blocks)
+        config.features = bool(saved.get("features"))  # runs before features had none
+        net = AZNet(config.env, config.channels, config.blocks, features=int(config.features))
         net.load_state_dict(ckpt["model"])
         counters.update({k: ckpt[k] for k in counters})
-    net = net if resume else AZNet(config.env, config.channels, config.blocks)
+    if config.features is None:
+        config.features = s.num_feature_planes > 0
+    net = net if resume else AZNet(config.env, config.channels, config.blocks, features=int(config.features))
     net.to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     if resume:
@@ -336,8 +343,9 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         config.max_considered,
         seed=seed,
         c_scale=config.c_scale,
+        features=bool(config.features),
     )
-    buffer = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
+    buffer = ReplayBuffer(config.buffer_size, net.input_shape, s.obs_dtype)
     buffer_path = os.path.join(out, "buffer.npz")
     if resume and os.path.exists(buffer_path):
         buffer.load(buffer_path)
@@ -345,7 +353,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     auxs = np.zeros((G, s.aux_size), np.int32)
     for g in range(G):
         init(game, boards[g], auxs[g], s.variant)
-    obs = np.zeros((G, *s.obs_shape), s.obs_dtype)
+    obs = np.zeros((G, *net.input_shape), s.obs_dtype)
     pending: list[list] = [[] for _ in range(G)]  # (obs, actions, probs, role) per game until its end
     ended, outcome0 = np.zeros(G, np.bool_), np.zeros(G, np.float64)
     lengths: list[int] = []
@@ -395,7 +403,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     while time.perf_counter() < deadline:
         net.eval()
         result = search.run(boards, auxs)
-        _observe_all(game, boards, auxs, obs)
+        _observe_all(game, boards, auxs, obs, s.num_planes)
         roles = auxs[:, ROLE].copy()
         for g in range(G):
             lo, hi = result.offsets[g], result.offsets[g + 1]
