@@ -443,7 +443,8 @@ class GDLMCTSAgent(UCTBudget, Agent):
         if role is None and not choosers:
             raise ValueError("no role has a choice here: every role has one legal move")
         args = _net_args(net)
-        net.reset_values(root)  # the legal lists' order depends on the network's history: start from one
+        if net.incremental:  # the live legal list's order depends on the network's history: start from one
+            net.reset_values(root)
         c, cap, kind = self.c, self.max_rollout, self._value
 
         def init(nodes, stats):
@@ -459,7 +460,8 @@ class GDLMCTSAgent(UCTBudget, Agent):
         try:
             return self._run(init, search)
         except _Stopped as e:
-            net.reset_values(net.init)
+            if net.incremental:  # its counters may be half updated
+                net.reset_values(net.init)
             if e.code == SIMULTANEOUS:
                 raise SimultaneousMoveError(_simultaneous(None)) from None
             raise GDLError(
