@@ -56,6 +56,7 @@ from ggpzoo.agents.mcts import (
     _rand_below,
     _uct_child,
 )
+from ggpzoo.gdl.envs import MAX_FORCED  # joint moves in a row with no choice before giving up
 from ggpzoo.gdl.propnet import (
     _does,
     _eval,
@@ -73,8 +74,7 @@ __all__ = ["GDLMCTSAgent", "SimultaneousMoveError", "state_from_fluents"]
 
 # What a state is to the search (``_status``), and why a search stopped (``_search``).
 CHOICE, TERMINAL_STATE, FORCED, SIMULTANEOUS = 0, 1, 2, 3
-OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED = 0, -1, -2, -3
-MAX_FORCED = 100_000  # joint moves in a row with no choice (the env's limit too)
+OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED, BAD_ROOT = 0, -1, -2, -3, -4
 
 
 class SimultaneousMoveError(ValueError):
@@ -221,6 +221,8 @@ def _search(root, net, nodes, stats, n_nodes, simulations, c, seed, max_rollout,
     while done < simulations and n_nodes < capacity:
         state[:] = root
         code, mover = _status(state, net, out, counts)
+        if code != CHOICE:  # the caller checked the root: this would be a bug, not a crash
+            return n_nodes, done, code if code < 0 else BAD_ROOT
         node = 0
         # selection and expansion
         while nodes[node, TERMINAL] == 0:
@@ -468,6 +470,7 @@ class GDLMCTSAgent(UCTBudget, Agent):
                 {
                     STACK_OVERFLOW: "propagation stack overflow in the network",
                     UNMAPPED: "a legal move outside the action space (the sheet's input relation)",
+                    BAD_ROOT: "the search's root is not a state where one role chooses",
                     TOO_MANY_FORCED: f"{MAX_FORCED} joint moves in a row without a choice: the game seems endless",
                 }[e.code]
             ) from None
