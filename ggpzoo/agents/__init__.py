@@ -5,6 +5,8 @@
   random tie-break (from the game state).
 * :class:`MCTSAgent` - UCT with random rollouts on the rules kernel, in numba, with a
   budget in simulations or seconds (from the game state).
+* :class:`GDLMCTSAgent` - the same search on a GDL game's compiled network
+  (:mod:`ggpzoo.agents.gdl_mcts`; games where one role chooses at a time).
 * :class:`SB3Agent` - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
 * :class:`GumbelAZAgent` - a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`), alone
   or with batched Gumbel search (:mod:`ggpzoo.agents.gumbel`; ``train`` extra).
@@ -22,6 +24,7 @@ Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` s
 """
 
 from ggpzoo.agents.base import Agent
+from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 from ggpzoo.agents.gumbel import GumbelAZAgent
 from ggpzoo.agents.mcts import MCTSAgent
 from ggpzoo.agents.sb3 import SB3Agent
@@ -33,6 +36,7 @@ __all__ = [
     "RandomAgent",
     "GreedyAgent",
     "MCTSAgent",
+    "GDLMCTSAgent",
     "SB3Agent",
     "GumbelAZAgent",
     "make_agent",

@@ -35,7 +35,7 @@ from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_a
 from ggpzoo.engine.rng import next_random as _next
 from ggpzoo.envs.base import ROLE
 
-__all__ = ["MCTSAgent"]
+__all__ = ["MCTSAgent", "UCTBudget"]
 
 # Columns of the int32 node table.
 PARENT, ACTION, MOVER, FIRST, SIBLING, CHILDREN, LEGAL, TERMINAL, PERM_A, PERM_B = range(10)
@@ -60,23 +60,18 @@ def _gcd(a, b):
 
 
 @njit(cache=True)
-def _new_node(nodes, stats, i, parent, action, mover, game, board, aux, legal, s):
-    """Fill node ``i`` for the state ``(board, aux)``; return the rng state and its legal count."""
+def _fill_node(nodes, stats, i, parent, action, mover, terminal, n, s):
+    """Fill node ``i`` (``n`` legal actions, drawn in a random order); return the rng state."""
     nodes[i, PARENT] = parent
     nodes[i, ACTION] = action
     nodes[i, MOVER] = mover
     nodes[i, FIRST] = -1
     nodes[i, SIBLING] = -1
     nodes[i, CHILDREN] = 0
+    nodes[i, TERMINAL] = terminal
+    nodes[i, LEGAL] = n
     stats[i, 0] = 0.0
     stats[i, 1] = 0.0
-    n = 0
-    if is_terminal(game, board, aux):
-        nodes[i, TERMINAL] = 1
-    else:
-        nodes[i, TERMINAL] = 0
-        n = legal_actions(game, board, aux, legal)
-    nodes[i, LEGAL] = n
     a = 1
     b = 0
     if n > 1:
@@ -87,7 +82,34 @@ def _new_node(nodes, stats, i, parent, action, mover, game, board, aux, legal, s
         s, b = _rand_below(s, n)
     nodes[i, PERM_A] = a
     nodes[i, PERM_B] = b
-    return s, n
+    return s
+
+
+@njit(cache=True)
+def _new_node(nodes, stats, i, parent, action, mover, game, board, aux, legal, s):
+    """Fill node ``i`` for the state ``(board, aux)``; return the rng state and its legal count."""
+    n = 0
+    terminal = 1 if is_terminal(game, board, aux) else 0
+    if terminal == 0:
+        n = legal_actions(game, board, aux, legal)
+    return _fill_node(nodes, stats, i, parent, action, mover, terminal, n, s), n
+
+
+@njit(cache=True)
+def _uct_child(nodes, stats, node, c):
+    """The child of ``node`` with the best ``Q + c * sqrt(ln N / n)`` (every child visited)."""
+    log_n = math.log(stats[node, 0])
+    best = -1.0
+    pick = -1
+    ch = nodes[node, FIRST]
+    while ch != -1:
+        v = stats[ch, 0]
+        u = stats[ch, 1] / v + c * math.sqrt(log_n / v)
+        if u > best:
+            best = u
+            pick = ch
+        ch = nodes[ch, SIBLING]
+    return pick
 
 
 @njit(cache=True)
@@ -132,17 +154,7 @@ def _search(game, root_board, root_aux, nodes, stats, n_nodes, simulations, c, s
                 nodes[node, CHILDREN] = k + 1
                 node = child
                 break
-            log_n = math.log(stats[node, 0])
-            best = -1.0
-            pick = -1
-            ch = nodes[node, FIRST]
-            while ch != -1:
-                v = stats[ch, 0]
-                u = stats[ch, 1] / v + c * math.sqrt(log_n / v)
-                if u > best:
-                    best = u
-                    pick = ch
-                ch = nodes[ch, SIBLING]
+            pick = _uct_child(nodes, stats, node, c)
             apply(game, board, aux, nodes[pick, ACTION])
             node = pick
         # rollout: uniformly random legal actions to the end (or max_rollout actions)
@@ -191,45 +203,13 @@ def _best_child(nodes, stats):
     return pick
 
 
-class MCTSAgent(_StateAgent):
-    """UCT with random rollouts on env ``env_name``'s rules kernel; called with a state ``(board, aux)``.
+class UCTBudget:
+    """The settings and the budget loop the UCT agents share (this module's and
+    :class:`ggpzoo.agents.gdl_mcts.GDLMCTSAgent`): checks ``simulations``, ``seconds``, ``c``,
+    ``max_rollout`` and ``value``, keeps the node tables between moves, and runs a search
+    for a number of simulations or of seconds (see :meth:`_run`)."""
 
-    Args:
-        env_name: the env whose states it is given (a key of ``ggpzoo.envs.ENVS``).
-        simulations: the budget in simulations per move (default 1000 when ``seconds``
-            is not given).
-        seconds: the budget in wall-clock seconds per move instead (not reproducible).
-        c: the UCT exploration constant, on values in [0, 1] (default 0.5).
-        seed: seeds the rollouts and the expansion order; with a ``simulations`` budget,
-            the same seed and states give the same moves.
-        max_rollout: a rollout longer than this many actions is scored with the goals of
-            the state where it stops (every game here ends well before the default).
-        value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
-            or ``"goal"`` (see the module docstring).
-
-    After each call, :attr:`last_search` holds ``simulations``, ``seconds``, ``nodes``,
-    ``visits`` and ``value`` (the chosen child's visits and mean value for the mover).
-
-    >>> from ggpzoo.envs import skirmish_endgame_v0
-    >>> env = skirmish_endgame_v0.raw_env(); env.reset()
-    >>> agent = MCTSAgent("skirmish_endgame_v0", simulations=50, seed=0)
-    >>> int(agent(env.get_state())) in env.legal_actions()
-    True
-    """
-
-    name = "mcts"
-
-    def __init__(
-        self,
-        env_name: str,
-        simulations: int | None = None,
-        seconds: float | None = None,
-        c: float = 0.5,
-        seed: int | None = None,
-        max_rollout: int = 100_000,
-        value: str = "outcome",
-    ):
-        super().__init__(env_name, seed)
+    def _settings(self, simulations, seconds, c, max_rollout, value) -> None:
         if simulations is not None and seconds is not None:
             raise ValueError("give the MCTS budget as simulations or as seconds, not both")
         if simulations is None and seconds is None:
@@ -274,21 +254,22 @@ class MCTSAgent(_StateAgent):
             self._stats = np.zeros((capacity, 2), np.float64)
         return self._nodes, self._stats
 
-    def __call__(self, state) -> int:
-        board, aux = self._checked(state)
+    def _run(self, init, search) -> int:
+        """Search within the budget; return the root's most visited child's action.
+
+        ``init(nodes, stats)`` fills the root (node 0) and returns its legal count;
+        ``search(nodes, stats, n_nodes, simulations)`` runs up to that many simulations
+        and returns ``(n_nodes, simulations run)``. Sets :attr:`last_search`."""
         start = time.perf_counter()
-        game, c, cap = self.game, self.c, self.max_rollout
         if self.seconds is None:
             nodes, stats = self._tables(self.simulations + 1)
-            n_legal = _init_tree(game, board, aux, nodes, stats, self._seed())
+            n_legal = init(nodes, stats)
             if n_legal == 0:
                 raise ValueError("no legal action: the game is over")
-            n_nodes, done = _search(
-                game, board, aux, nodes, stats, 1, self.simulations, c, self._seed(), cap, self._value
-            )
+            n_nodes, done = search(nodes, stats, 1, self.simulations)
         else:
             nodes, stats = self._tables(4096)
-            n_legal = _init_tree(game, board, aux, nodes, stats, self._seed())
+            n_legal = init(nodes, stats)
             if n_legal == 0:
                 raise ValueError("no legal action: the game is over")
             deadline = start + self.seconds
@@ -302,9 +283,7 @@ class MCTSAgent(_StateAgent):
                     grown_stats = np.zeros((grown_nodes.shape[0], 2), np.float64)
                     grown_nodes[:n_nodes], grown_stats[:n_nodes] = nodes[:n_nodes], stats[:n_nodes]
                     self._nodes, self._stats = nodes, stats = grown_nodes, grown_stats
-                n_nodes, ran = _search(
-                    game, board, aux, nodes, stats, n_nodes, chunk, c, self._seed(), cap, self._value
-                )
+                n_nodes, ran = search(nodes, stats, n_nodes, chunk)
                 done += ran
                 now = time.perf_counter()
                 if now >= deadline:
@@ -323,3 +302,57 @@ class MCTSAgent(_StateAgent):
             "value": float(stats[best, 1] / visits),
         }
         return int(nodes[best, ACTION])
+
+
+class MCTSAgent(UCTBudget, _StateAgent):
+    """UCT with random rollouts on env ``env_name``'s rules kernel; called with a state ``(board, aux)``.
+
+    Args:
+        env_name: the env whose states it is given (a key of ``ggpzoo.envs.ENVS``).
+        simulations: the budget in simulations per move (default 1000 when ``seconds``
+            is not given).
+        seconds: the budget in wall-clock seconds per move instead (not reproducible).
+        c: the UCT exploration constant, on values in [0, 1] (default 0.5).
+        seed: seeds the rollouts and the expansion order; with a ``simulations`` budget,
+            the same seed and states give the same moves.
+        max_rollout: a rollout longer than this many actions is scored with the goals of
+            the state where it stops (every game here ends well before the default).
+        value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
+            or ``"goal"`` (see the module docstring).
+
+    After each call, :attr:`last_search` holds ``simulations``, ``seconds``, ``nodes``,
+    ``visits`` and ``value`` (the chosen child's visits and mean value for the mover).
+
+    >>> from ggpzoo.envs import skirmish_endgame_v0
+    >>> env = skirmish_endgame_v0.raw_env(); env.reset()
+    >>> agent = MCTSAgent("skirmish_endgame_v0", simulations=50, seed=0)
+    >>> int(agent(env.get_state())) in env.legal_actions()
+    True
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        env_name: str,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c: float = 0.5,
+        seed: int | None = None,
+        max_rollout: int = 100_000,
+        value: str = "outcome",
+    ):
+        super().__init__(env_name, seed)
+        self._settings(simulations, seconds, c, max_rollout, value)
+
+    def __call__(self, state) -> int:
+        board, aux = self._checked(state)
+        game, c, cap, kind = self.game, self.c, self.max_rollout, self._value
+
+        def init(nodes, stats):
+            return _init_tree(game, board, aux, nodes, stats, self._seed())
+
+        def search(nodes, stats, n_nodes, simulations):
+            return _search(game, board, aux, nodes, stats, n_nodes, simulations, c, self._seed(), cap, kind)
+
+        return self._run(init, search)

@@ -11,7 +11,7 @@ import re
 
 from ggpzoo.agents.base import Agent
 
-__all__ = ["AgentSpecError", "make_agent", "SPEC_HELP"]
+__all__ = ["AgentSpecError", "make_agent", "SPEC_HELP", "GDL_SPEC_HELP"]
 
 SPEC_HELP = (
     "random | greedy | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
@@ -21,6 +21,8 @@ SPEC_HELP = (
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az)"
 )
 
+GDL_SPEC_HELP = "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s)"
+
 TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/{env}"
 
 
@@ -28,8 +30,11 @@ class AgentSpecError(ValueError):
     """An agent spec that names no agent, or one that cannot be built."""
 
 
-def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
+def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
+
+    ``env_name`` may be a GDL game (:class:`ggpzoo.gdl.Game`) instead: then ``random`` and
+    ``mcts`` / ``mcts:N`` / ``mcts:Ss`` (:class:`~ggpzoo.agents.GDLMCTSAgent`) are the agents.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -40,9 +45,17 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
     """
     from ggpzoo.agents.mcts import MCTSAgent
     from ggpzoo.agents.simple import GreedyAgent, RandomAgent
+    from ggpzoo.gdl.game import Game
 
     text = spec.strip()
     kind, _, arg = text.partition(":")
+    mcts = MCTSAgent
+    if isinstance(env_name, Game):
+        from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
+
+        mcts = GDLMCTSAgent  # the same specs, searching the GDL game's network
+        if text != "random" and kind != "mcts":
+            raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
     try:
         if text == "random":
             agent = RandomAgent(seed)
@@ -50,11 +63,11 @@ def make_agent(spec: str, env_name: str, seed: int | None = None) -> Agent:
             agent = GreedyAgent(env_name, seed)
         elif kind == "mcts":
             if not arg:
-                agent = MCTSAgent(env_name, seed=seed)
+                agent = mcts(env_name, seed=seed)
             elif re.fullmatch(r"\d+", arg) and int(arg) > 0:
-                agent = MCTSAgent(env_name, simulations=int(arg), seed=seed)
+                agent = mcts(env_name, simulations=int(arg), seed=seed)
             elif re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and float(arg[:-1]) > 0:
-                agent = MCTSAgent(env_name, seconds=float(arg[:-1]), seed=seed)
+                agent = mcts(env_name, seconds=float(arg[:-1]), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
         elif kind == "baseline":

@@ -322,6 +322,10 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
         return i
 
+    def is_game_over(self) -> bool:
+        """Whether the game has ended: by the rules, or cut short by ``max_steps``."""
+        return self._over
+
     def legal_actions(self, agent: str | None = None) -> np.ndarray:
         """The legal ids of ``agent`` (default ``agent_selection``) while it is to choose."""
         return np.flatnonzero(self._masks[agent or self.agent_selection]).astype(np.int64)

@@ -11,6 +11,10 @@
 A game's result is the env's: the role with the higher goal at the end wins (a score of
 1, the other 0), equal goals draw (0.5 each); a game cut by ``max_steps`` is a draw.
 
+GDL games play too: pass a two-role :class:`ggpzoo.gdl.Game` (``gdl.load(path)``) where an
+env name goes, and agents made for it (``make_agent("mcts:200", game)``). "White" is then
+the sheet's first role, "black" its second, and ``max_steps`` counts joint moves.
+
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
     agents = [make_agent(s, "skirmish_v0", seed=i) for i, s in enumerate(["random", "greedy", "mcts:200"])]
@@ -60,16 +64,35 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
 
 
+def _raw_env(env, max_steps: int | None = None):
+    """A raw env from an env name, a GDL game (:class:`ggpzoo.gdl.Game`) or an env."""
+    from ggpzoo.gdl.game import Game
+
+    if isinstance(env, str):
+        return load(env).raw_env(max_steps=max_steps)
+    if isinstance(env, Game):
+        from ggpzoo.gdl.envs import raw_env
+
+        if len(env.roles) != 2:
+            raise ValueError(f"the arena plays two-player games; {env.name} has roles {env.roles}")
+        return raw_env(env, max_steps=max_steps)
+    return env.unwrapped
+
+
 def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = None, on_move=None) -> GameRecord:
-    """Play one game of ``env`` (an env name or a ggpzoo raw env) from the start.
+    """Play one game of ``env`` (an env name, a GDL game or a ggpzoo raw env) from the start.
 
     ``seeds`` reseed the two agents first (``agent.reset(seed)``), so that the game can be
     played again; ``on_move(env, action)`` is called after every action. Raises
-    :class:`ArenaError` if an agent plays an illegal action.
+    :class:`ArenaError` if an agent plays an illegal action. In a GDL game, ``white`` plays
+    the first role.
     """
-    env = load(env).raw_env() if isinstance(env, str) else env.unwrapped
+    env = _raw_env(env)
     env.reset()
-    players = {"white": white, "black": black}
+    seats = list(env.possible_agents)
+    if len(seats) != 2:
+        raise ValueError(f"the arena plays two-player games; this env has agents {seats}")
+    players = dict(zip(seats, (white, black), strict=True))
     for i, agent in enumerate((white, black)):
         agent.reset(None if seeds is None else int(seeds[i]))
     actions, moves = [], []
@@ -83,17 +106,22 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         except ValueError as e:
             raise ArenaError(f"{agent.name} (playing {mover}) broke the rules: {e}") from None
         actions.append(int(action))
-        moves.append(env.action_to_string(int(action)))
+        if hasattr(env, "action_to_term"):  # a GDL env: the move's GDL text
+            moves.append(env.action_to_term(int(action), role=mover))
+        else:
+            moves.append(env.action_to_string(int(action)))
         if on_move is not None:
             on_move(env, action)
-    reward = env.rewards["white"]
+    first, second = seats
+    reward = env.rewards[first]
+    cut = env.outcome().termination == "max_steps" if hasattr(env, "outcome") else any(env.truncations.values())
     return GameRecord(
         white=white.name,
         black=black.name,
-        goals=(int(env.infos["white"]["goal"]), int(env.infos["black"]["goal"])),
+        goals=(int(env.infos[first]["goal"]), int(env.infos[second]["goal"])),
         score=(reward + 1.0) / 2.0,
         length=len(actions),
-        truncated=env.outcome().termination == "max_steps",
+        truncated=cut,
         seconds=time.perf_counter() - start,
         actions=actions,
         moves=moves,
@@ -324,7 +352,7 @@ class ArenaResult:
 
 
 def round_robin(
-    env_name: str,
+    env_name,
     agents: Sequence[Agent],
     games: int,
     seed: int = 0,
@@ -334,6 +362,9 @@ def round_robin(
     pairs: Sequence[tuple[int, int]] | None = None,
 ) -> ArenaResult:
     """Every pair of ``agents`` plays ``games`` games of ``env_name``, colours alternating.
+
+    ``env_name``: an env name, or a two-role GDL game (:class:`ggpzoo.gdl.Game`; the table
+    then names it ``gdl_<sheet>_v0``).
 
     Agent names must differ (they key the table). Each game reseeds both agents from
     ``(seed, pair, game)``, so a tournament with simulation budgets is reproducible.
@@ -359,7 +390,9 @@ def round_robin(
                 raise ValueError(f"pairs must index two different agents (0..{len(agents) - 1}), got {(i, j)}")
         if len({frozenset(p) for p in pairs}) != len(pairs):
             raise ValueError(f"pairs must not repeat a pair, got {pairs}")
-    env = load(env_name).raw_env(max_steps=max_steps)
+    env = _raw_env(env_name, max_steps=max_steps)
+    if not isinstance(env_name, str):
+        env_name = env.metadata["name"]
     records = []
     bar = Progress(len(pairs) * games, f"arena {env_name}", enabled=progress)
     with bar:

@@ -24,6 +24,7 @@ EPILOG = f"""examples:
   python -m ggpzoo list
   python -m ggpzoo bench --env {_E[0]} --seconds 5
   python -m ggpzoo arena --env {_E[2 % len(_E)]} --agents random,greedy,mcts:200 --games 20
+  python -m ggpzoo arena --gdl tictactoe --agents random,mcts:200 --games 20
   python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
   python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
 
@@ -81,7 +82,7 @@ def _env_name(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ggpzoo.agents.spec import SPEC_HELP
+    from ggpzoo.agents.spec import GDL_SPEC_HELP, SPEC_HELP
 
     parser = _Parser(
         prog="python -m ggpzoo",
@@ -120,7 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
             "margins, and each pair's result."
         ),
     )
-    arena.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game = arena.add_mutually_exclusive_group(required=True)
+    game.add_argument("--env", type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game.add_argument(
+        "--gdl",
+        metavar="SHEET",
+        help="a two-role GDL game instead: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
+        f"its agents: {GDL_SPEC_HELP}",
+    )
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
     arena.add_argument(
         "--games",
@@ -243,10 +251,11 @@ def _arena(args) -> int:
         anchor = specs.index(args.anchor)
     for path in (args.csv, args.json):
         _check_writable(path)
-    agents = _make_agents(specs, args.env, args.seed)
+    env = args.env if args.gdl is None else _gdl_game(args.gdl)
+    agents = _make_agents(specs, env, args.seed)
     progress = False if args.no_progress else None
     result = round_robin(
-        args.env, agents, args.games, seed=args.seed, max_steps=args.max_steps, anchor=anchor, progress=progress
+        env, agents, args.games, seed=args.seed, max_steps=args.max_steps, anchor=anchor, progress=progress
     )
     print(result.table())
     if args.csv:
@@ -256,6 +265,19 @@ def _arena(args) -> int:
         result.write_json(args.json)
         print(f"wrote {args.json}")
     return 0
+
+
+def _gdl_game(sheet: str):
+    """The two-role GDL game of ``--gdl``: a ``.kif`` path, or the name of a shipped sheet."""
+    from ggpzoo import gdl
+
+    path = sheet if sheet.endswith(".kif") or os.sep in sheet or "/" in sheet else gdl.game_path(sheet)
+    if not os.path.isfile(path):
+        raise CLIError(f"no such GDL sheet: {path}")
+    game = gdl.load(path)
+    if len(game.roles) != 2:
+        raise CLIError(f"the arena plays two-player games; {game.name} has roles {', '.join(game.roles)}")
+    return game
 
 
 def _check_writable(path: str | None) -> None:

@@ -1,0 +1,290 @@
+"""The MCTS agent on GDL games (ggpzoo.agents.gdl_mcts) and GDL games in the arena: wins and
+blocks in one on hand-drawn positions of the shipped sheets, strength against random,
+reproducibility, the arena and its command line, and the refusals."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import numpy as np
+import pytest
+
+from ggpzoo import gdl
+from ggpzoo.agents import GDLMCTSAgent, RandomAgent, make_agent
+from ggpzoo.agents.gdl_mcts import SimultaneousMoveError, state_from_fluents
+from ggpzoo.agents.spec import AgentSpecError
+from ggpzoo.tools.arena import play_game, round_robin
+from ggpzoo.tools.cli import main
+
+# Tic-tac-toe with a positive cycle in its ground network (linked 1 <-> linked 2), which the
+# compiled path evaluates by full passes instead of change propagation: the other code path.
+# The extra terminal rule changes nothing (line x already ends the game).
+CYCLIC_EXTRA = """
+(<= (linked 1) (true (control xplayer)))
+(<= (linked 1) (linked 2))
+(<= (linked 2) (linked 1))
+(<= terminal (line x) (linked 1))
+"""
+
+# One round where only left chooses, then one where both choose at once.
+TURN_THEN_SIMULTANEOUS = """
+(role left) (role right)
+(move a) (move b) (move noop)
+(succ 1 2) (succ 2 3)
+(<= (input ?r ?m) (role ?r) (move ?m))
+(init (step 1))
+(<= (legal left a) (true (step 1)))
+(<= (legal left b) (true (step 1)))
+(<= (legal right noop) (true (step 1)))
+(<= (legal ?r a) (role ?r) (true (step 2)))
+(<= (legal ?r b) (role ?r) (true (step 2)))
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(<= terminal (true (step 3)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+RPS = """
+(role left) (role right)
+(beats rock scissors) (beats scissors paper) (beats paper rock)
+(<= (input ?r ?m) (role ?r) (beats ?m ?x))
+(init (round 1))
+(<= (legal ?r ?m) (role ?r) (true (round 1)) (beats ?m ?x))
+(<= (next (round 2)) (true (round 1)))
+(<= terminal (true (round 2)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+_GAMES: dict = {}
+
+
+def game(name):
+    if name not in _GAMES:
+        if name == "tictactoe_cyclic":
+            with open(gdl.game_path("tictactoe")) as f:
+                _GAMES[name] = gdl.load(f.read() + CYCLIC_EXTRA, name=name)
+        else:
+            _GAMES[name] = gdl.load(gdl.game_path(name))
+    return _GAMES[name]
+
+
+def tictactoe(g, rows: str, to_move: str):
+    """A state from three rows of ``x``, ``o``, ``.``, top row y = 1, columns x = 1..3."""
+    marks = [line.split() for line in rows.strip().splitlines()]
+    fl = [f"(cell {x + 1} {y + 1} {'b' if m == '.' else m})" for y, row in enumerate(marks) for x, m in enumerate(row)]
+    return state_from_fluents(g, fl + [f"(control {to_move})"])
+
+
+def connect_four(g, rows: str, to_move: str):
+    """A state from six rows of ``r``, ``b``, ``.``, the top row first (y = 6), columns x = 1..7."""
+    rows = [line.split() for line in rows.strip().splitlines()]
+    colour = {"r": "red", "b": "black"}
+    fl = [f"(cell {x + 1} {6 - i} {colour[m]})" for i, row in enumerate(rows) for x, m in enumerate(row) if m != "."]
+    return state_from_fluents(g, fl + [f"(control {to_move})"])
+
+
+def term(g, role, action):
+    return gdl.raw_env(g).action_to_term(action, role=role)
+
+
+# ----------------------------------------------------------------------------- tactics
+@pytest.mark.parametrize("name", ["tictactoe", "tictactoe_cyclic"])
+@pytest.mark.parametrize(
+    "rows,to_move,move",
+    [
+        ("x x .\no o .\n. . .", "xplayer", "(mark 3 1)"),  # x wins in one
+        ("o o .\nx . .\n. . x", "xplayer", "(mark 3 1)"),  # x blocks o's row
+        ("x . .\no o .\nx . x", "oplayer", "(mark 3 2)"),  # o wins rather than block x's bottom row
+        ("x x .\n. o .\n. . .", "oplayer", "(mark 3 1)"),  # o blocks x's row
+    ],
+)
+def test_tictactoe_wins_and_blocks_in_one(name, rows, to_move, move):
+    g = game(name)
+    state = tictactoe(g, rows, to_move)
+    for seed in range(3):
+        agent = GDLMCTSAgent(g, simulations=300, seed=seed)
+        assert term(g, to_move, agent(state)) == move
+        assert agent(state, role=to_move) == gdl.raw_env(g).term_to_action(move, role=to_move)
+    assert g.propnet().incremental == (name == "tictactoe")
+
+
+EMPTY3 = ". . . . . . .\n" * 3
+
+
+@pytest.mark.parametrize(
+    "rows,to_move,move",
+    [
+        # red wins along the bottom row
+        (". . . . . . .\n. . . . . . .\n. . . . . . .\n. . . . . . .\nb b . . . . .\nr r r . . b .", "red", "(drop 4)"),
+        # red must block black's bottom row (its own row above cannot be finished yet)
+        (". . . . . . .\n. . . . . . .\n. . . . . . .\n. . . . . . .\nr r r . . . .\nb b b . . . .", "red", "(drop 4)"),
+        # black wins up column 7 rather than block red's bottom row
+        (EMPTY3 + ". . . . . . b\nr . . . . . b\nr r r . . . b", "black", "(drop 7)"),
+        # black blocks red's column 2
+        (EMPTY3 + ". r . . . . .\n. r . . . . .\nb r . . . b .", "black", "(drop 2)"),
+    ],
+)
+def test_connect_four_wins_and_blocks_in_one(rows, to_move, move):
+    g = game("connect_four")
+    state = connect_four(g, rows, to_move)
+    for seed in range(2):
+        assert term(g, to_move, GDLMCTSAgent(g, simulations=1000, seed=seed)(state)) == move
+
+
+def test_mcts_beats_random_at_tictactoe():
+    g = game("tictactoe")
+    agents = [make_agent("mcts:200", g, seed=1), make_agent("random", g, seed=2)]
+    result = round_robin(g, agents, games=20, seed=0, progress=False)
+    row = result.standings()[0]
+    assert result.env == "gdl_tictactoe_v0" and row["games"] == 20
+    assert row["losses"] <= 1 and row["score"] >= 0.8 and row["score_low"] > 0.6
+    moves = result.games[0].moves
+    assert moves[0].startswith("(mark ") and "noop" not in moves  # forced noops are not moves of the record
+
+
+def test_mcts_beats_random_at_connect_four():
+    g = game("connect_four")
+    agents = [make_agent("mcts:200", g, seed=1), make_agent("random", g, seed=2)]
+    row = round_robin(g, agents, games=6, seed=0, progress=False).standings()[0]
+    assert row["wins"] >= 5
+
+
+def test_reproducible_and_reports_its_search():
+    g = game("connect_four")
+    state = connect_four(g, ". . . . . . .\n" * 5 + ". . . r . . .", "black")
+    a = GDLMCTSAgent(g, simulations=300, seed=7)
+    b = GDLMCTSAgent(g, simulations=300, seed=7)
+    first = [a(state) for _ in range(3)]
+    assert first == [b(state) for _ in range(3)]
+    info = a.last_search
+    assert info["simulations"] == 300 and 1 < info["nodes"] <= 301 and info["legal"] == 7
+    assert 0 < info["visits"] <= 300 and 0 <= info["value"] <= 1
+    a.reset(seed=7)
+    assert [a(state) for _ in range(3)] == first
+    # the network's history (here: another search, of another state) changes nothing
+    a.reset(seed=7)
+    GDLMCTSAgent(g, simulations=50, seed=3)(connect_four(g, ". . . . . . .\n" * 6, "red"))
+    assert a(state) == first[0]
+
+
+def test_seconds_budget_and_exact_path_states():
+    g = game("tictactoe")
+    agent = make_agent("mcts:0.05s", g, seed=0)
+    env = gdl.raw_env(g, backend="exact")  # states are frozensets of fluents there
+    env.reset()
+    assert agent.act(env) in env.legal_actions()
+    assert agent.last_search["simulations"] > 10 and 0.05 <= agent.last_search["seconds"] < 2
+
+
+def test_plays_an_env_of_another_load_of_the_same_sheet():
+    g = game("tictactoe")
+    env = gdl.raw_env(gdl.load(gdl.game_path("tictactoe")))
+    env.reset()
+    for cell in ("(mark 1 1)", "(mark 3 3)", "(mark 2 1)", "(mark 1 3)"):
+        env.step(env.term_to_action(cell))
+    assert env.action_to_term(GDLMCTSAgent(g, simulations=300, seed=0).act(env)) == "(mark 3 1)"
+
+
+# ----------------------------------------------------------------------------- refusals
+def test_bad_input_is_a_clear_error():
+    g = game("tictactoe")
+    over = tictactoe(g, "x x x\no o .\n. . .", "oplayer")
+    with pytest.raises(ValueError, match="game is over"):
+        GDLMCTSAgent(g, simulations=10)(over)
+    for seed in (-1, 1.5, True, "0"):
+        with pytest.raises(ValueError, match="seed must be"):
+            GDLMCTSAgent(g, simulations=10, seed=seed)
+    for kwargs in ({"simulations": 0}, {"seconds": -1}, {"simulations": 5, "seconds": 1}, {"value": "x"}, {"c": -1}):
+        with pytest.raises(ValueError):
+            GDLMCTSAgent(g, **kwargs)
+    agent = GDLMCTSAgent(g, simulations=10, seed=0)
+    start = g.propnet().init
+    with pytest.raises(ValueError, match="not a state of tictactoe"):
+        agent(np.zeros(len(start) + 1, np.uint8))
+    with pytest.raises(ValueError, match="0 or 1"):
+        agent(start * 7)
+    with pytest.raises(TypeError, match="takes a GDL state"):
+        agent((start, start))
+    with pytest.raises(ValueError, match="role must be one of"):
+        agent(start, role="white")
+    with pytest.raises(ValueError, match="not a fluent of tictactoe"):
+        state_from_fluents(g, ["(cell 4 4 x)"])
+    assert term(g, "oplayer", agent(start, role="oplayer")) == "noop"  # a forced move needs no search
+    from ggpzoo.envs import load
+
+    other = load("mad_bishops_v0").raw_env()
+    other.reset()
+    with pytest.raises(ValueError, match="plays GDL envs"):
+        agent.act(other)
+    c4 = gdl.raw_env(game("connect_four"))
+    c4.reset()
+    with pytest.raises(ValueError, match="plays tictactoe, got a GDL env of connect_four"):
+        agent.act(c4)
+    with pytest.raises(AgentSpecError, match="a GDL game takes random | mcts"):
+        make_agent("greedy", g)
+    with pytest.raises(AgentSpecError, match="MCTS budget"):
+        make_agent("mcts:zero", g)
+
+
+def test_simultaneous_moves_are_refused():
+    rps = gdl.load(RPS, name="rps")
+    env = gdl.raw_env(rps)
+    env.reset()
+    with pytest.raises(SimultaneousMoveError, match="roles left, right choose a move at the same time"):
+        GDLMCTSAgent(rps, simulations=10).act(env)
+    later = gdl.load(TURN_THEN_SIMULTANEOUS, name="later")
+    env = gdl.raw_env(later)
+    env.reset()
+    agent = GDLMCTSAgent(later, simulations=10)
+    with pytest.raises(SimultaneousMoveError, match="decoupled UCT"):
+        agent.act(env)
+    # the network is left usable: the env plays on
+    env.step(env.term_to_action("a"))
+    assert env.agent_selection == "left" and list(env.legal_terms()) == ["a", "b"]
+    three = gdl.load(RPS.replace("(role right)", "(role right) (role third)"), name="three")
+    with pytest.raises(ValueError, match="two-player"):
+        play_game(three, RandomAgent(0), RandomAgent(1))
+
+
+# ----------------------------------------------------------------------------- command line
+def test_cli_arena_plays_a_gdl_sheet(tmp_path, capsys):
+    out = tmp_path / "arena.json"
+    sheet = gdl.game_path("tictactoe")
+    argv = ["arena", "--gdl", sheet, "--agents", "random,mcts:50", "--games", "4", "--no-progress"]
+    assert main(argv + ["--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "gdl_tictactoe_v0: 2 agents, 4 games per pair" in text and "random vs mcts:50" in text
+    data = json.loads(out.read_text())
+    assert len(data["games"]) == 4 and {g["white"] for g in data["games"]} == {"random", "mcts:50"}
+    assert all(m.startswith("(mark ") for g in data["games"] for m in g["moves"])
+    assert main(["arena", "--gdl", "connect_four", "--agents", "random,mcts:20", "--games", "2", "--no-progress"]) == 0
+    assert "gdl_connect_four_v0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--gdl", "no_such_sheet"], "no shipped GDL game 'no_such_sheet'"),
+        (["--gdl", "tictactoe", "--agents", "random,greedy"], "a GDL game takes random | mcts"),
+        (["--gdl", "THREE"], "the arena plays two-player games"),
+    ],
+)
+def test_cli_arena_gdl_errors(argv, message, tmp_path, capsys):
+    if "THREE" in argv:
+        path = tmp_path / "three.kif"
+        path.write_text(RPS.replace("(role right)", "(role right) (role third)"))
+        argv = ["--gdl", str(path)]
+    if "--agents" not in argv:
+        argv = argv + ["--agents", "random,mcts:10"]
+    assert main(["arena", *argv, "--games", "2", "--no-progress"]) == 1
+    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["arena", "--gdl", "tictactoe", "--env", "mad_bishops_v0", "--agents", "random,mcts"])
+    assert e.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
+def test_docstring_examples():
+    import ggpzoo.agents.gdl_mcts as M
+
+    result = doctest.testmod(M, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
