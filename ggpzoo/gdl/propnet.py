@@ -387,6 +387,10 @@ def _playouts_inc(
     seed,
     max_steps,
     init,
+    snap_vals,
+    snap_sat,
+    snap_cnt,
+    snap_live,
     vals,
     cur,
     true_ids,
@@ -425,7 +429,16 @@ def _playouts_inc(
     goal_sum = np.zeros(n_roles, np.int64)
     steps = 0
     ok = True
+    na = vals.shape[0]
     for _ in range(n_games):
+        # Each game starts from a copy of the network at the initial state instead of flipping
+        # the last game's fluents back (a third of the propagation work of a tic-tac-toe game).
+        vals[:] = snap_vals
+        rule_sat[:] = snap_sat
+        atom_cnt[:] = snap_cnt
+        if use_live:
+            fan_neg[na:] = snap_live
+        cur[:] = init
         state[:] = init
         for _t in range(max_steps):
             ok &= _goto(
@@ -774,6 +787,11 @@ class Propnet:
             self.fan_neg[self.legal_atom] = np.arange(nl, dtype=np.int32)
         self.use_live = bool(live)
         self.reset_values(self.init)
+        # the network at the initial state, copied back at the start of each random game
+        self.snap_vals = self.vals.copy()
+        self.snap_sat = self.rule_sat.copy()
+        self.snap_cnt = self.atom_cnt.copy()
+        self.snap_live = self.fan_neg[self.n_atoms :].copy()
 
     def _autotune(self) -> bool:
         speed = {}
@@ -792,6 +810,10 @@ class Propnet:
         """The arguments of ``_playouts_inc`` after ``(n_games, seed, max_steps)``."""
         return (
             self.init,
+            self.snap_vals,
+            self.snap_sat,
+            self.snap_cnt,
+            self.snap_live,
             self.vals,
             self.cur,
             self.true_ids,
