@@ -126,9 +126,16 @@ def _goals(vals, goal_atom, goal_role, goal_value, out):
 @njit(cache=True)
 def _next(vals, next_atom, next_fluent, out):
     out[:] = 0
-    for i in range(next_atom.shape[0]):
-        if vals[next_atom[i]]:
-            out[next_fluent[i]] = 1
+    for i in range(next_atom.shape[0]):  # one next atom per fluent: a store, not a branch
+        out[next_fluent[i]] = vals[next_atom[i]]
+
+
+@njit(cache=True)
+def _copy(dst, src):
+    """``dst[:] = src`` for 1-D arrays of one length (numba's slice assignment is a
+    broadcasting loop, several times slower)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
@@ -433,13 +440,13 @@ def _playouts_inc(
     for _ in range(n_games):
         # Each game starts from a copy of the network at the initial state instead of flipping
         # the last game's fluents back (a third of the propagation work of a tic-tac-toe game).
-        vals[:] = snap_vals
-        rule_sat[:] = snap_sat
-        atom_cnt[:] = snap_cnt
+        _copy(vals, snap_vals)
+        _copy(rule_sat, snap_sat)
+        _copy(atom_cnt, snap_cnt)
         if use_live:
-            fan_neg[na:] = snap_live
-        cur[:] = init
-        state[:] = init
+            _copy(fan_neg[na:], snap_live)
+        _copy(cur, init)
+        _copy(state, init)
         for _t in range(max_steps):
             ok &= _goto(
                 vals,
@@ -466,7 +473,7 @@ def _playouts_inc(
                 if counts[r] == 0:
                     stuck = True
                     break
-                ids[r] = out[r, np.random.randint(counts[r])]
+                ids[r] = out[r, 0] if counts[r] == 1 else out[r, np.random.randint(counts[r])]
             if stuck:
                 break
             ok &= _does(
