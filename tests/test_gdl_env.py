@@ -234,9 +234,14 @@ def test_compiled_cyclic_network_matches_exact():
     g = gdl.load(CYCLIC)
     net = g.propnet()
     assert not net.incremental  # the reach atoms form positive cycles: full evaluation
+    net.reset_values(net.init)  # a full evaluation (it once assumed a propagating network)
+    at_start = net.vals.copy()
     assert _lockstep(g, 20, seed=3) == 20 * 6
     steps, _, _ = random_playouts(net, 10)
     assert steps == 10 * 6
+    assert not np.array_equal(net.vals, at_start)
+    net.reset_values(net.init)
+    assert np.array_equal(net.vals, at_start) and net.last is None
 
 
 @pytest.mark.parametrize("live", [False, True])

@@ -870,9 +870,9 @@ class Propnet:
         _load_state(vals, state, self.true_ids)
         self.phase_a.run(vals)
         self.phase_b.run(vals)
-        self.cur[:] = state
         self.last = None
         if self.incremental:
+            self.cur[:] = state
             _recount(vals, self.rule_head, self.rule_start, self.rule_lits, self.rule_sat, self.atom_cnt)
             if self.use_live:
                 _rebuild_live(vals, self.legal_atom, self.fan_neg)
