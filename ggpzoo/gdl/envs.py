@@ -29,6 +29,10 @@ Action id `i` of a role is `env.unwrapped.actions[role][i]`; `action_to_term(i)`
 GDL text, e.g. `"(mark 1 3)"`, and `term_to_action("(mark 1 3)")` the id (of
 `agent_selection`, or of `role=`).
 
+### Positions
+`set_state(state)` continues from `get_state()`'s value or from a list of the fluents that
+hold (`["(cell 1 1 x)", "(control oplayer)"]`); `checked_state(state)` checks one.
+
 ### Goals and rewards
 `infos[agent]["goal"]` is the role's goal value in the current state, after reset and
 after every step. Rewards are 0 until the end; then, with two or more roles, +1 for a
@@ -36,7 +40,7 @@ role whose goal beats every other role's, -1 for one below the best other, 0 for
 at the top; in a one-role game, goal / 100.
 
 ### Version history
-* v0: initial release.
+* v0: initial release; `set_state` and `checked_state` added in 0.6.0 (no change to play).
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
   the last seeded ``reset``), and when it is black, ``reset()`` plays the opponent's
   opening move first.
 
+A two-role GDL game (:class:`ggpzoo.gdl.Game`, or a GDL AEC env) plays too: the
+observation is its fluent vector, and its opponents are the GDL agents (``"random"``,
+``"mcts:50"``), policies and pools. :func:`evaluate` plays a model's evaluation games.
+
 >>> from sb3_contrib import MaskablePPO                                      # doctest: +SKIP
 >>> env = SingleAgentEnv("skirmish_v0", opponent="random", reward="delta_zero_sum")  # doctest: +SKIP
 >>> MaskablePPO("MlpPolicy", env).learn(10_000)                             # doctest: +SKIP
@@ -436,16 +440,21 @@ class SingleAgentEnv(gym.Env):
     the end, ``"outcome"``: +1 if the learner's goal is the higher one, -1 if lower, 0.
 
     ``reset(options={"state": state})`` starts from a game state (``get_state()`` of a
-    ggpzoo env) instead of the start position; the opponent moves first if it is to move.
+    ggpzoo env; for a GDL game also a list of the fluents that hold) instead of the start
+    position; the opponent moves first if it is to move. With a GDL game, an opponent spec
+    that cannot play it (``"greedy"``, ``"baseline"``...) is a ValueError at once.
 
     Args:
-        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`) or
-            an AEC env (e.g. ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``).
+        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`), a
+            two-role GDL game (:class:`ggpzoo.gdl.Game`, built as ``gdl.env(game)`` in the
+            reward wrapper ``reward``) or an AEC env (e.g.
+            ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``, or a GDL env, whose
+            observation's ``planes`` are left out: the learner sees the fluent vector).
         opponent: see :func:`make_opponent`; default ``"random"``. An opponent object
             keeps per-game state (a pool's current draw, a planned turn): give each env
             of a VecEnv its own, e.g. by building it in the env factory.
         learner: ``"alternate"`` (white, black, white... per episode), ``"white"`` or ``"black"``.
-        reward: with an env name, the reward wrapper's name (``"winloss"``, ``"goal"``,
+        reward: with an env name or a GDL game, the reward wrapper's name (``"winloss"``, ``"goal"``,
             ``"delta"``, ``"delta_zero_sum"``); None keeps the env's win/loss rewards.
         decompose: with an env name, whether to decompose actions into cell choices (see
             :func:`make_aec_env`; default: amazons_v0 only).
@@ -453,7 +462,8 @@ class SingleAgentEnv(gym.Env):
             (default 0: none).
         reach_planes: with an Amazons or Mad Bishops env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
         render_mode: ``None`` or ``"ansi"``.
-        env_kwargs: with an env name, more arguments for ``env()`` (e.g. ``max_steps``).
+        env_kwargs: with an env name or a GDL game, more arguments for ``env()`` (e.g.
+            ``max_steps``; for a GDL game also ``backend``).
         illegal_reward: the learner's reward for an illegal action (default -1).
     """
 

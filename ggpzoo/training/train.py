@@ -4,7 +4,10 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # go on
 
-or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. What a run writes in
+or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
+trains too (``python -m ggpzoo train --gdl tictactoe``, ``train(gdl.load(path))``): an MLP
+on its fluent vector through :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games
+(:func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
 ``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps, the opponent,
 wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
 ``checkpoint.json`` (the model, the optimizer and where the run stands; also the
