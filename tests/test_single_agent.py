@@ -316,7 +316,7 @@ def test_bad_arguments():
         SingleAgentEnv("skirmish_v0", reward="points")
     with pytest.raises(ValueError, match="apply to an env name"):
         SingleAgentEnv(load("skirmish_v0").env(), reward="goal")
-    with pytest.raises(TypeError, match="env must be an env name or a PettingZoo AEC env"):
+    with pytest.raises(TypeError, match="env must be an env name, a GDL game .* or a PettingZoo AEC env"):
         SingleAgentEnv(42)
     with pytest.raises(ValueError, match="render_mode"):
         SingleAgentEnv("skirmish_v0", render_mode="human")

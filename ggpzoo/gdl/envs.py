@@ -29,6 +29,10 @@ Action id `i` of a role is `env.unwrapped.actions[role][i]`; `action_to_term(i)`
 GDL text, e.g. `"(mark 1 3)"`, and `term_to_action("(mark 1 3)")` the id (of
 `agent_selection`, or of `role=`).
 
+### Positions
+`set_state(state)` continues from `get_state()`'s value or from a list of the fluents that
+hold (`["(cell 1 1 x)", "(control oplayer)"]`); `checked_state(state)` checks one.
+
 ### Goals and rewards
 `infos[agent]["goal"]` is the role's goal value in the current state, after reset and
 after every step. Rewards are 0 until the end; then, with two or more roles, +1 for a
@@ -36,7 +40,7 @@ role whose goal beats every other role's, -1 for one below the best other, 0 for
 at the top; in a one-role game, goal / 100.
 
 ### Version history
-* v0: initial release.
+* v0: initial release; `set_state` and `checked_state` added in 0.6.0 (no change to play).
 """
 
 from __future__ import annotations
@@ -187,12 +191,15 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ flow
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. GDL games have no chance: ``seed`` changes nothing."""
+        self._start(self.machine.initial())
+
+    def _start(self, state) -> None:
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self._state = self.machine.initial()
+        self._state = state
         self._steps = 0
         self._advance()
 
@@ -338,6 +345,56 @@ class raw_env(AECEnv, EzPickle):
     def get_state(self):
         """The machine state (a frozenset of fluents, or a bool array in the compiled path)."""
         return self._state.copy() if isinstance(self._state, np.ndarray) else self._state
+
+    def checked_state(self, state):
+        """``state`` as a state of this env's machine, checked; else ValueError (nothing changes).
+
+        Takes what :meth:`get_state` returns (a ``uint8`` vector over the network's fluents on
+        the compiled path, a frozenset of fluent terms on the exact path), or the fluents that
+        hold, as GDL text or terms (``["(cell 1 1 x)", "(control oplayer)"]``), on either path.
+        """
+        if isinstance(state, np.ndarray):
+            if self.backend != "compiled":
+                raise ValueError("an array state is a state of the compiled path; this env runs the exact path")
+            n = len(self.machine.net.fluents)
+            if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
+                raise ValueError(f"a state of {self.game.name} is {n} fluents (0/1), got {state.dtype} {state.shape}")
+            if n and (state.min() < 0 or state.max() > 1):
+                raise ValueError(f"a state of {self.game.name} has fluents 0 or 1, got values {np.unique(state)}")
+            return np.ascontiguousarray(state, np.uint8).copy()
+        if isinstance(state, (str, bytes)) or not isinstance(state, (frozenset, set, list, tuple)):
+            raise ValueError(
+                f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
+            )
+        terms = []
+        for f in state:
+            if isinstance(f, str):
+                try:
+                    rules = parse(f)
+                except GDLError as e:
+                    raise ValueError(f"cannot read the fluent {f!r}: {e}") from None
+                if len(rules) != 1 or rules[0].body:
+                    raise ValueError(f"{f!r} is not one fluent term")
+                f = rules[0].head
+            if f not in self.game.fluent_ids:
+                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name}")
+            terms.append(f)
+        if self.backend == "exact":
+            return frozenset(terms)
+        index = self.machine.net.fluent_index
+        out = np.zeros(len(self.machine.net.fluents), np.uint8)
+        for f in terms:
+            if f not in index:
+                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name} (no state of the grounding has it)")
+            out[index[f]] = 1
+        return out
+
+    def set_state(self, state) -> None:
+        """Continue from ``state`` (see :meth:`checked_state`, which checks it first: a bad one
+        raises ``ValueError`` and leaves the env as it was). The env is as after :meth:`reset`,
+        in that position: every role live, rewards cleared (or paid, if it ends the game),
+        forced moves played, ``max_steps`` counted from here."""
+        self._start(self.checked_state(state))
 
     def true_fluents(self) -> list[str]:
         """The fluents true now, as GDL text, sorted."""

@@ -25,6 +25,7 @@ EPILOG = f"""examples:
   python -m ggpzoo bench --env {_E[0]} --seconds 5
   python -m ggpzoo arena --env {_E[2 % len(_E)]} --agents random,greedy,mcts:200 --games 20
   python -m ggpzoo arena --gdl tictactoe --agents random,mcts:200 --games 20
+  python -m ggpzoo train --gdl tictactoe --minutes 5 --eval-every 1 --out runs
   python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
   python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
 
@@ -188,9 +189,17 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train MaskablePPO on the batched self-play env (needs the train extra)",
         description="Train a game with MaskablePPO on the batched self-play env, with the game's recipe "
-        "(ggpzoo.training.train). Writes OUT/ENV/: eval.csv, checkpoints, model.zip, policy.json/.pt, summary.json.",
+        "(ggpzoo.training.train); a GDL game (--gdl) through SingleAgentEnv games. Writes OUT/ENV/ (OUT/gdl_SHEET/): "
+        "eval.csv, checkpoints, model.zip, policy.json/.pt, summary.json.",
     )
-    train.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game = train.add_mutually_exclusive_group(required=True)
+    game.add_argument("--env", type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game.add_argument(
+        "--gdl",
+        metavar="SHEET",
+        help="a two-role GDL game instead: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
+        "it trains an MLP on the fluent vector through SingleAgentEnv games; opponents: random, mcts:N",
+    )
     train.add_argument("--minutes", type=_positive_float, default=30.0, help="minutes of training (default 30)")
     train.add_argument("--timesteps", type=_positive_int, default=None, help="stop after this many learner steps")
     train.add_argument("--out", default="runs", help="output folder (default runs)")
@@ -369,8 +378,9 @@ def _train(args) -> int:
             overrides[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
+    game = args.env if args.gdl is None else _gdl_game(args.gdl)
     summary = train(
-        args.env,
+        game,
         out=args.out,
         minutes=args.minutes,
         timesteps=args.timesteps,
@@ -385,8 +395,8 @@ def _train(args) -> int:
         **overrides,
     )
     print(
-        f"{args.env}: {summary['timesteps']:,} steps in {summary['train_minutes']} min of training "
-        f"({summary['steps_per_second']:,} steps/s); wrote {os.path.join(args.out, args.env)}"
+        f"{summary['env']}: {summary['timesteps']:,} steps in {summary['train_minutes']} min of training "
+        f"({summary['steps_per_second']:,} steps/s); wrote {os.path.join(args.out, summary['env'])}"
     )
     return 0
 

@@ -23,6 +23,10 @@ What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
   the last seeded ``reset``), and when it is black, ``reset()`` plays the opponent's
   opening move first.
 
+A two-role GDL game (:class:`ggpzoo.gdl.Game`, or a GDL AEC env) plays too: the
+observation is its fluent vector, and its opponents are the GDL agents (``"random"``,
+``"mcts:50"``), policies and pools. :func:`evaluate` plays a model's evaluation games.
+
 >>> from sb3_contrib import MaskablePPO                                      # doctest: +SKIP
 >>> env = SingleAgentEnv("skirmish_v0", opponent="random", reward="delta_zero_sum")  # doctest: +SKIP
 >>> MaskablePPO("MlpPolicy", env).learn(10_000)                             # doctest: +SKIP
@@ -61,6 +65,7 @@ __all__ = [
     "OpponentPool",
     "make_opponent",
     "make_aec_env",
+    "evaluate",
 ]
 
 SIDES = ("alternate", "white", "black")
@@ -95,6 +100,23 @@ def make_aec_env(
             raise ValueError(f"{name} has no turn decomposition")
         env = wrapper(env)
     return env
+
+
+def _gdl_game(env):
+    """The :class:`ggpzoo.gdl.Game` of a GDL AEC env (wrapped or not), or None for any other env."""
+    from ggpzoo.gdl.game import Game
+
+    game = getattr(env.unwrapped, "game", None)
+    return game if isinstance(game, Game) else None
+
+
+def _opponent_specs(opponent) -> list[str]:
+    """The agent spec strings an opponent (or a pool of them) will build its agents from."""
+    if isinstance(opponent, OpponentPool):
+        return [s for o in opponent.opponents for s in _opponent_specs(o)]
+    if isinstance(opponent, AgentOpponent) and opponent.spec is not None:
+        return [opponent.spec]
+    return []
 
 
 def _turns(env) -> TurnDecomposition | None:
@@ -179,8 +201,9 @@ class AgentOpponent(_TurnOpponent):
             self.agent.reset(seed=self._seed)
 
     def choose(self, env, agent, legal_turns):
-        name = env.unwrapped.metadata["name"]
-        if self.spec is not None and self._env_name != name:
+        game = _gdl_game(env)  # a GDL env's agents are built for its game, not a name
+        name = game if game is not None else env.unwrapped.metadata["name"]
+        if self.spec is not None and self._env_name is not name and self._env_name != name:
             from ggpzoo.agents import make_agent
 
             self.agent = make_agent(self.spec, name, seed=self._seed)
@@ -417,16 +440,21 @@ class SingleAgentEnv(gym.Env):
     the end, ``"outcome"``: +1 if the learner's goal is the higher one, -1 if lower, 0.
 
     ``reset(options={"state": state})`` starts from a game state (``get_state()`` of a
-    ggpzoo env) instead of the start position; the opponent moves first if it is to move.
+    ggpzoo env; for a GDL game also a list of the fluents that hold) instead of the start
+    position; the opponent moves first if it is to move. With a GDL game, an opponent spec
+    that cannot play it (``"greedy"``, ``"baseline"``...) is a ValueError at once.
 
     Args:
-        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`) or
-            an AEC env (e.g. ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``).
+        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`), a
+            two-role GDL game (:class:`ggpzoo.gdl.Game`, built as ``gdl.env(game)`` in the
+            reward wrapper ``reward``) or an AEC env (e.g.
+            ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``, or a GDL env, whose
+            observation's ``planes`` are left out: the learner sees the fluent vector).
         opponent: see :func:`make_opponent`; default ``"random"``. An opponent object
             keeps per-game state (a pool's current draw, a planned turn): give each env
             of a VecEnv its own, e.g. by building it in the env factory.
         learner: ``"alternate"`` (white, black, white... per episode), ``"white"`` or ``"black"``.
-        reward: with an env name, the reward wrapper's name (``"winloss"``, ``"goal"``,
+        reward: with an env name or a GDL game, the reward wrapper's name (``"winloss"``, ``"goal"``,
             ``"delta"``, ``"delta_zero_sum"``); None keeps the env's win/loss rewards.
         decompose: with an env name, whether to decompose actions into cell choices (see
             :func:`make_aec_env`; default: amazons_v0 only).
@@ -434,7 +462,8 @@ class SingleAgentEnv(gym.Env):
             (default 0: none).
         reach_planes: with an Amazons or Mad Bishops env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
         render_mode: ``None`` or ``"ansi"``.
-        env_kwargs: with an env name, more arguments for ``env()`` (e.g. ``max_steps``).
+        env_kwargs: with an env name or a GDL game, more arguments for ``env()`` (e.g.
+            ``max_steps``; for a GDL game also ``backend``).
         illegal_reward: the learner's reward for an illegal action (default -1).
     """
 
@@ -458,7 +487,18 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"learner must be one of {SIDES}, got {learner!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        if isinstance(env, str):
+        from ggpzoo.gdl.game import Game
+
+        if isinstance(env, Game):
+            if decompose or shaping or reach_planes:
+                raise ValueError(
+                    "decompose, shaping and reach_planes apply to the hand-written games; a GDL game takes reward, "
+                    "render_mode and env_kwargs (e.g. max_steps, backend)"
+                )
+            from ggpzoo.gdl.envs import env as gdl_env
+
+            env = reward_wrapper(gdl_env(env, render_mode=render_mode, **(env_kwargs or {})), reward)
+        elif isinstance(env, str):
             env = make_aec_env(
                 env,
                 reward=reward,
@@ -475,15 +515,21 @@ class SingleAgentEnv(gym.Env):
                     "wrap the AEC env yourself"
                 )
         else:
-            raise TypeError(f"env must be an env name or a PettingZoo AEC env, got {type(env).__name__}")
+            raise TypeError(
+                "env must be an env name, a GDL game (ggpzoo.gdl.Game) or a PettingZoo AEC env, "
+                f"got {type(env).__name__}"
+            )
         agents = list(env.possible_agents)
         if len(agents) != 2:
             raise ValueError(f"SingleAgentEnv needs a two-player env, got possible_agents={agents}")
         space = env.observation_space(agents[0])
-        if not isinstance(space, gym.spaces.Dict) or set(space.spaces) != {"observation", "action_mask"}:
+        self.game = _gdl_game(env)  # a GDL game's observations may also carry "planes" (not used here)
+        keys = {"observation", "action_mask"} | ({"planes"} if self.game is not None else set())
+        if not isinstance(space, gym.spaces.Dict) or not {"observation", "action_mask"} <= set(space.spaces) <= keys:
             raise ValueError(f"the env's observations must be dicts of 'observation' and 'action_mask', got {space}")
         self.aec_env = env
         self.opponent = make_opponent(opponent)
+        self._check_opponent(self.opponent)
         self.learner_side = learner
         self.render_mode = render_mode
         self.observation_space = space["observation"]
@@ -498,10 +544,13 @@ class SingleAgentEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options and "state" in options:  # checked before anything changes
-            from ggpzoo.envs.state_check import checked_state
-
             raw = self.aec_env.unwrapped
-            checked_state(options["state"], raw.kernel, raw.variant, raw.metadata["name"])
+            if self.game is not None:
+                raw.checked_state(options["state"])
+            else:
+                from ggpzoo.envs.state_check import checked_state
+
+                checked_state(options["state"], raw.kernel, raw.variant, raw.metadata["name"])
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0
@@ -560,7 +609,9 @@ class SingleAgentEnv(gym.Env):
     def set_opponent(self, opponent) -> None:
         """Play ``opponent`` (see :func:`make_opponent`) from its next move on; it is reset
         (seeded) at the next episode."""
-        self.opponent = make_opponent(opponent)
+        opponent = make_opponent(opponent)
+        self._check_opponent(opponent)
+        self.opponent = opponent
 
     def add_opponent(self, opponent, weight: float = 1.0) -> None:
         """Add ``opponent`` to the :class:`OpponentPool` being played (for ``VecEnv.env_method``)."""
@@ -568,9 +619,23 @@ class SingleAgentEnv(gym.Env):
             raise TypeError(
                 f"add_opponent needs an OpponentPool opponent, this env plays {type(self.opponent).__name__}"
             )
+        opponent = make_opponent(opponent)
+        self._check_opponent(opponent)
         self.opponent.add(opponent, weight)
 
     # ------------------------------------------------------------------ helpers
+    def _check_opponent(self, opponent: Opponent) -> None:
+        """A GDL game's opponents from agent specs must be agents of GDL games (now, not at the first move)."""
+        if self.game is None:
+            return
+        from ggpzoo.agents import AgentSpecError, make_agent
+
+        for spec in _opponent_specs(opponent):
+            try:
+                make_agent(spec, self.game)
+            except AgentSpecError as e:
+                raise ValueError(f"opponent {spec!r} cannot play the GDL game {self.game.name}: {e}") from None
+
     def _over(self) -> bool:
         env = self.aec_env
         a = self.learner
@@ -599,3 +664,64 @@ class SingleAgentEnv(gym.Env):
         if self._over() and info["goal"] is not None and info["opponent_goal"] is not None:
             info["outcome"] = int(np.sign(info["goal"] - info["opponent_goal"]))
         return info
+
+
+# ----------------------------------------------------------------------------- evaluation
+def evaluate(model, env, opponent="random", games: int = 100, *, seed: int = 0, parallel: int = 16, **kwargs) -> dict:
+    """Play ``games`` games of ``model`` (a ``MaskablePPO`` or its policy: ``predict`` with
+    ``action_masks``), its most likely legal action, against ``opponent``, half as the first
+    side and half as the second, through :class:`SingleAgentEnv` (``parallel`` games in
+    lockstep, so each policy call is batched). ``env`` and ``kwargs``: what
+    :class:`SingleAgentEnv` takes (an env name, a GDL game...). Game ``k`` is seeded
+    ``seed + k``; its opponent is made anew for each game.
+
+    Returns ``{"wins", "draws", "losses", "games", "win_rate", "ci95"}`` (wins by the goals;
+    ``win_rate`` counts wins only; the interval is Wilson's), as
+    :func:`ggpzoo.training.selfplay.evaluate` does for the batched envs.
+    """
+    from ggpzoo.tools.arena import wilson
+
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if isinstance(env, AECEnv):
+        raise TypeError("evaluate builds its own games: give an env name or a GDL game, not an AEC env")
+    envs = [SingleAgentEnv(env, opponent=copy.deepcopy(opponent), **kwargs) for _ in range(min(parallel, games))]
+    obs: list = [None] * len(envs)
+    outcomes: list[int] = []
+    started = 0
+
+    def start(i: int) -> None:  # game k: the learner is on the first side for even k
+        nonlocal started
+        envs[i].learner_side = "white" if started % 2 == 0 else "black"
+        obs[i], _ = envs[i].reset(seed=seed + started)
+        started += 1
+
+    for i in range(len(envs)):
+        start(i)
+    live = list(range(len(envs)))
+    while live:
+        batch = np.stack([obs[i] for i in live])
+        masks = np.stack([envs[i].action_masks() for i in live])
+        actions, _ = model.predict(batch, action_masks=masks, deterministic=True)
+        still = []
+        for i, action in zip(live, np.asarray(actions).reshape(-1), strict=True):
+            obs[i], _, terminated, truncated, info = envs[i].step(int(action))
+            if terminated or truncated:
+                outcomes.append(int(info.get("outcome", 0)))
+                if started < games:
+                    start(i)
+                    still.append(i)
+            else:
+                still.append(i)
+        live = still
+    for e in envs:
+        e.close()
+    wins, draws = outcomes.count(1), outcomes.count(0)
+    return {
+        "wins": wins,
+        "draws": draws,
+        "losses": outcomes.count(-1),
+        "games": len(outcomes),
+        "win_rate": wins / len(outcomes),
+        "ci95": wilson(wins, len(outcomes)),
+    }

@@ -4,7 +4,10 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # go on
 
-or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. What a run writes in
+or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
+trains too (``python -m ggpzoo train --gdl tictactoe``, ``train(gdl.load(path))``): an MLP
+on its fluent vector through :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games
+(:func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
 ``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps, the opponent,
 wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
 ``checkpoint.json`` (the model, the optimizer and where the run stands; also the
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from ggpzoo.envs import spec as _spec
 
-__all__ = ["DEFAULT_RECIPE", "recipe", "make_model", "train", "view_of"]
+__all__ = ["DEFAULT_RECIPE", "GDL_RECIPE", "gdl_vec_env", "recipe", "make_model", "run_name", "train", "view_of"]
 
 DEFAULT_RECIPE: dict = {
     # what the learner sees and is paid (see ggpzoo.engine.selfplay.SelfPlayGames)
@@ -58,23 +61,68 @@ DEFAULT_RECIPE: dict = {
 }
 """The recipe every game starts from; a game's spec overrides some keys."""
 
+GDL_RECIPE: dict = {
+    # a GDL game trains through SingleAgentEnv games in SB3's DummyVecEnv (the AEC path):
+    # no greedy opponent, no opening moves, an MLP over the fluent vector
+    "opponents": {"random": 1.0},
+    "opening_plies": 0,
+    "n_envs": 16,
+    "n_steps": 128,
+    "batch_size": 512,
+    "net_arch": [128, 128],
+}
+"""What a GDL game's recipe changes in :data:`DEFAULT_RECIPE` (see :func:`recipe`)."""
+
 VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
 
 
-def recipe(name: str, **overrides) -> dict:
-    """Game ``name``'s training recipe: :data:`DEFAULT_RECIPE`, its spec's ``recipe``, then
-    ``overrides`` (unknown keys raise ValueError)."""
+def _is_gdl(name) -> bool:
+    from ggpzoo.gdl.game import Game
+
+    return isinstance(name, Game)
+
+
+def run_name(name) -> str:
+    """The folder name of a run: the env name, or ``gdl_SHEET`` for a GDL game."""
+    return f"gdl_{name.name}" if _is_gdl(name) else name
+
+
+def recipe(name, **overrides) -> dict:
+    """Game ``name``'s training recipe: :data:`DEFAULT_RECIPE`, its spec's ``recipe`` (for a
+    GDL game, a :class:`ggpzoo.gdl.Game`: :data:`GDL_RECIPE`), then ``overrides`` (unknown keys
+    raise ValueError)."""
     r = {
         k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
         for k, v in DEFAULT_RECIPE.items()
     }
-    for source in (dict(_spec(name).recipe), overrides):
+    gdl = _is_gdl(name)
+    for source in (GDL_RECIPE if gdl else dict(_spec(name).recipe), overrides):
         unknown = set(source) - set(DEFAULT_RECIPE)
         if unknown:
             raise ValueError(f"unknown recipe keys {sorted(unknown)}; known: {', '.join(DEFAULT_RECIPE)}")
         r.update({k: v for k, v in source.items() if v is not None})
     if r["policy"] not in ("mlp", "cell"):
         raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
+    if gdl:
+        if len(name.roles) != 2:
+            raise ValueError(f"training needs a two-player game; {name.name} has roles {', '.join(name.roles)}")
+        wrong = [
+            f"{k}={r[k]!r}"
+            for k, ok in (
+                ("policy", "mlp"),
+                ("decompose", False),
+                ("reach_planes", False),
+                ("shaping", 0.0),
+                ("opening_plies", 0),
+            )
+            if r[k] != ok
+        ]
+        if wrong:
+            raise ValueError(
+                f"a GDL game trains an MLP on its fluent vector, without decompose, reach_planes, shaping or "
+                f"opening moves; got {', '.join(wrong)}"
+            )
+        return r
     sp = _spec(name)
     if r["policy"] == "cell" and not r["decompose"] and sp.num_actions != sp.num_cells**2:
         raise ValueError("policy 'cell' scores cells or from/to pairs of cells: this game needs decompose=True")
@@ -86,11 +134,22 @@ def view_of(r: dict) -> dict:
     return {k: r[k] for k in VIEW_KEYS}
 
 
-def make_env(name: str, r: dict, seed: int):
-    """The :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` of recipe ``r``."""
+def make_env(name, r: dict, seed: int):
+    """The :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` of recipe ``r`` (a :func:`gdl_vec_env`
+    for a GDL game)."""
     from ggpzoo.training.selfplay import SelfPlayVecEnv
 
     opponents = list(r["opponents"])
+    if _is_gdl(name):
+        return gdl_vec_env(
+            name,
+            r["n_envs"],
+            opponents,
+            [r["opponents"][o] for o in opponents],
+            seed=seed,
+            reward=r["reward"],
+            max_snapshots=r["snapshots"],
+        )
     return SelfPlayVecEnv(
         name,
         num_envs=r["n_envs"],
@@ -100,6 +159,38 @@ def make_env(name: str, r: dict, seed: int):
         seed=seed,
         **view_of(r),
     )
+
+
+def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, reward: str | None = None, max_snapshots=4):
+    """``num_envs`` :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games of the GDL game
+    ``game`` in SB3's ``DummyVecEnv``, each against a pool of ``opponents`` (agent specs:
+    ``random``, ``mcts:N``) drawn with ``weights``; ``add_snapshot(model, weight,
+    max_snapshots)`` puts a frozen copy of a learner in every game's pool, as
+    :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` does (the oldest snapshot beyond
+    ``max_snapshots`` goes)."""
+    import functools
+
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ggpzoo.training.single_agent import OpponentPool, PolicyOpponent, SingleAgentEnv
+
+    keep = len(opponents)
+
+    def one(i: int) -> SingleAgentEnv:
+        pool = OpponentPool(list(opponents), weights=list(weights), max_size=keep + max_snapshots)
+        return SingleAgentEnv(game, opponent=pool, reward=reward)
+
+    class _GDLVecEnv(DummyVecEnv):
+        def add_snapshot(self, model, weight: float = 1.0, max_snapshots: int | None = None) -> None:
+            snapshot = PolicyOpponent(model, copy_model=True)  # one frozen copy, played by every game
+            for env in self.envs:
+                if max_snapshots is not None:
+                    env.opponent.max_size = keep + max_snapshots
+                env.add_opponent(snapshot, weight)
+
+    venv = _GDLVecEnv([functools.partial(one, i) for i in range(num_envs)])
+    venv.seed(seed)
+    return venv
 
 
 def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
@@ -132,7 +223,7 @@ FIELDS = ["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses"
 
 
 def train(
-    name: str,
+    name,
     out: str | Path = "runs",
     minutes: float = 30.0,
     timesteps: int | None = None,
@@ -142,7 +233,7 @@ def train(
     eval_every: float = 3.0,
     eval_games: int = 200,
     final_eval_games: int = 300,
-    eval_opponents=("random", "greedy"),
+    eval_opponents=None,
     checkpoint_every: float = 5.0,
     threads: int = 1,
     device: str = "cpu",
@@ -153,7 +244,10 @@ def train(
     """Train ``name`` for ``minutes`` of training (or ``timesteps`` learner steps, whichever
     comes first), evaluating every ``eval_every`` minutes against ``eval_opponents``
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
-    (``final_eval_games``). ``resume`` goes on from ``OUT/NAME/checkpoint.zip``: the clock,
+    (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play, random play
+    alone for a GDL game). ``name`` is an env name or a two-player :class:`ggpzoo.gdl.Game`
+    (whose run is ``OUT/gdl_SHEET``: games through :func:`gdl_vec_env`, evaluations through
+    :func:`ggpzoo.training.single_agent.evaluate`). ``resume`` goes on from ``OUT/NAME/checkpoint.zip``: the clock,
     the steps, the optimizer and the snapshot pool carry on. ``log`` gets each line of
     progress (default: printed). Returns the summary."""
     import numpy as np
@@ -168,10 +262,15 @@ def train(
     from stable_baselines3.common.callbacks import BaseCallback
 
     from ggpzoo.agents.weights import save_policy
-    from ggpzoo.training.selfplay import evaluate
+    from ggpzoo.training import selfplay, single_agent
 
+    gdl = _is_gdl(name)
+    tag_name = run_name(name)
+    if eval_opponents is None:
+        eval_opponents = ("random",) if gdl else ("random", "greedy")
+    r = recipe(name, **overrides)  # a bad recipe fails before anything is written
     torch.set_num_threads(threads)
-    folder = Path(out) / name
+    folder = Path(out) / tag_name
     folder.mkdir(parents=True, exist_ok=True)
     state_path, ckpt_path = folder / "checkpoint.json", folder / "checkpoint.zip"
     if resume and not (state_path.exists() and ckpt_path.exists()):
@@ -198,7 +297,11 @@ def train(
     def run_eval(games: int, tag: str) -> list[dict]:
         rows = []
         for opp in eval_opponents:
-            res = evaluate(model, name, opp, games, seed=seed + 10**6 + model.num_timesteps, **view)
+            eval_seed = seed + 10**6 + model.num_timesteps
+            if gdl:
+                res = single_agent.evaluate(model, name, opp, games, seed=eval_seed, reward=view["reward"])
+            else:
+                res = selfplay.evaluate(model, name, opp, games, seed=eval_seed, **view)
             row = {
                 "minutes": round(trained / 60, 2),
                 "timesteps": model.num_timesteps,
@@ -226,7 +329,7 @@ def train(
         state_path.write_text(
             json.dumps(
                 {
-                    "env": name,
+                    "env": tag_name,
                     "timesteps": model.num_timesteps,
                     "train_seconds": trained,
                     "snapshots": snapshots,
@@ -273,18 +376,18 @@ def train(
             return trained < limit and (target is None or t < target)
 
     log(
-        f"training {name} for {minutes} min{'' if target is None else f' or {target:,} steps'}: "
+        f"training {tag_name} for {minutes} min{'' if target is None else f' or {target:,} steps'}: "
         + ", ".join(f"{k}={v}" for k, v in r.items())
     )
     if trained < limit and (target is None or model.num_timesteps < target):
         model.learn(10**12, callback=Loop(), progress_bar=progress, reset_num_timesteps=not resume)
     checkpoint()
     model.save(folder / "model.zip")
-    save_policy(model, str(folder / "policy"), env_name=name)
+    save_policy(model, str(folder / "policy"), env_name=tag_name)
     final = run_eval(final_eval_games, "final")
     log_file.close()
     summary = {
-        "env": name,
+        "env": tag_name,
         "timesteps": model.num_timesteps,
         "train_minutes": round(trained / 60, 2),
         "steps_per_second": round(model.num_timesteps / max(trained, 1e-9)),
