@@ -851,6 +851,51 @@ class Propnet:
             self.goal_value,
         )
 
+    def batch_arrays(self) -> dict:
+        """The read-only arrays a kernel needs to keep many states of this network, each with
+        its own values (``ggpzoo.gdl.batch``): the network's layout, and for a propagating
+        network the snapshot of its values and counters at the initial state.
+
+        Keys: ``incremental``, ``use_live``, ``n_atoms``, ``init``, ``true_ids``, ``phase_a``
+        and ``phase_b`` (each phase's arrays, for full evaluation), ``legal`` (terminal atom,
+        legal atoms, roles, ids, guard blocks, guard range per legal atom, guard literals),
+        ``moves`` (does atoms, next atoms, their fluents, goal atoms, roles, values), and for a
+        propagating network ``fan`` (fan_start, fan_rule, rule_head, rule_need), ``live_index``
+        (the legal index of each atom, -1 elsewhere: the head of ``fan_neg``) and ``snap``
+        (values, rule counters, atom counters, the live list, at the initial state). The
+        caller copies what it mutates; the network itself is not touched."""
+        out = {
+            "incremental": bool(self.incremental),
+            "use_live": bool(self.use_live),
+            "n_atoms": int(self.n_atoms),
+            "init": self.init,
+            "true_ids": self.true_ids,
+            "phase_a": self.phase_a.arrays(),
+            "phase_b": self.phase_b.arrays(),
+            "legal": (
+                np.int64(self.terminal_atom),
+                self.legal_atom,
+                self.legal_role,
+                self.legal_id,
+                self.guard_start,
+                self.lguard,
+                self.guard_lits,
+            ),
+            "moves": (
+                self.does_atom,
+                self.next_atom,
+                self.next_fluent,
+                self.goal_atom,
+                self.goal_role,
+                self.goal_value,
+            ),
+        }
+        if self.incremental:
+            out["fan"] = (self.fan_start, self.fan_rule, self.rule_head, self.rule_need)
+            out["live_index"] = self.fan_neg[: self.n_atoms].copy()
+            out["snap"] = (self.snap_vals, self.snap_sat, self.snap_cnt, self.snap_live)
+        return out
+
     def inc_arrays(self):
         return (
             self.stack,

@@ -1,0 +1,582 @@
+"""N games of one GDL sheet stepped together in numba, on the compiled network.
+
+    from ggpzoo import gdl
+    from ggpzoo.gdl.batch import GDLVectorGames
+    games = GDLVectorGames(gdl.load(gdl.game_path("connect_four")), num_games=256)
+    games.reset()
+    for t in range(1000):
+        step = games.step(games.random_actions(seed=t))   # or your policy on games.observe()
+    print(games.pop_results()[:3])                          # [((goal per role), length), ...]
+
+The turns are the AEC env's (:mod:`ggpzoo.gdl.envs`): a role with one legal move plays it by
+itself, joint moves where no role has a choice are played through, and a state ends the game
+when the sheet says ``terminal`` or when some role has no legal move (or, with
+``max_steps``, after that many joint moves: truncation). ``step(actions)`` takes one action
+id per game (that of the one role with a choice) or, shape ``(N, R)``, one per role (needed
+where several roles choose at once; entries of roles without a choice are ignored).
+
+Every game keeps its own copy of the network's values (and, for a propagating network, its
+rule and atom counters and its list of true legal atoms), so that moving game ``i`` touches
+only its rows. Every input is checked in Python before numba sees it: a bad one raises
+``ValueError`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from ggpzoo.engine.rng import random_legal, stream
+from ggpzoo.gdl.envs import MAX_FORCED
+from ggpzoo.gdl.propnet import _copy, _does, _eval, _goals, _goto, _legal, _legal_live, _load_state, _next, _set_does
+from ggpzoo.gdl.syntax import GDLError, to_text
+
+__all__ = ["GDLVectorGames", "GDLStepResult"]
+
+# what a state is (``_status``) and what went wrong (negative codes)
+CHOICE, OVER, FORCED, SIMULTANEOUS = 0, 1, 2, 3
+OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED = 0, -1, -2, -3
+_ERRORS = {
+    STACK_OVERFLOW: "propagation stack overflow in the network",
+    UNMAPPED: "a legal move outside the action space (the sheet's input relation)",
+    TOO_MANY_FORCED: f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end",
+}
+
+
+# ----------------------------------------------------------------------------- one game
+# ``G`` is the tuple of per-game arrays (states, vals, cur, live, sat, cnt), one row per game
+# (for a fully evaluated network the last four are 1-row placeholders); ``K`` the network's
+# constants (incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need).
+@njit(cache=True)
+def _status(i, G, K, pa, leg, out, counts):
+    """Bring game ``i``'s network to its state; return what the state is (or an error code).
+
+    ``out[r, :counts[r]]`` are then role ``r``'s legal ids."""
+    states, vals, cur, live, sat, cnt = G
+    incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need = K
+    v = vals[i]
+    if incremental:
+        if not _goto(
+            v, cur[i], states[i], true_ids, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i]
+        ):
+            return STACK_OVERFLOW
+    else:
+        _load_state(v, states[i], true_ids)
+        _eval(v, pa[0], pa[1], pa[2], pa[3], pa[4], pa[5], pa[6], pa[7], pa[8])
+    terminal_atom = leg[0]
+    if terminal_atom >= 0 and v[terminal_atom]:
+        return OVER
+    n_roles = counts.shape[0]
+    if use_live:
+        bad = _legal_live(v, live[i], leg[2], leg[3], leg[5], leg[6], n_roles, out, counts)
+    else:
+        bad = _legal(v, leg[1], leg[2], leg[3], leg[4], leg[6], n_roles, out, counts)
+    if bad >= 0:
+        return UNMAPPED
+    choosers = 0
+    for r in range(n_roles):
+        if counts[r] == 0:
+            return OVER
+        if counts[r] > 1:
+            choosers += 1
+    if choosers == 0:
+        return FORCED
+    return CHOICE if choosers == 1 else SIMULTANEOUS
+
+
+@njit(cache=True)
+def _play(i, ids, G, K, pb, moves):
+    """Replace game ``i``'s state by the one after joint move ``ids`` (its network is at its state)."""
+    states, vals, cur, live, sat, cnt = G
+    incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need = K
+    does_atom, next_atom, next_fluent = moves[0], moves[1], moves[2]
+    v = vals[i]
+    if incremental:
+        ok = _does(v, does_atom, ids, 1, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i])
+        _next(v, next_atom, next_fluent, states[i])
+        ok &= _does(v, does_atom, ids, 0, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i])
+        return ok
+    _set_does(v, does_atom, ids, 1)
+    _eval(v, pb[0], pb[1], pb[2], pb[3], pb[4], pb[5], pb[6], pb[7], pb[8])
+    _set_does(v, does_atom, ids, 0)
+    _next(v, next_atom, next_fluent, states[i])
+    return True
+
+
+@njit(cache=True)
+def _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids):
+    """Play game ``i``'s forced joint moves up to a choice or the end; fill its status.
+
+    ``S`` = (out, counts, over, truncated, mover, steps, goals). Returns OK or an error code."""
+    out, counts, over, truncated, mover, steps, goals = S
+    for _ in range(MAX_FORCED):
+        code = _status(i, G, K, pa, leg, out[i], counts[i])
+        if code < 0:
+            return code
+        _goals(G[1][i], moves[3], moves[4], moves[5], goals[i])
+        if code == OVER:
+            over[i] = True
+            mover[i] = -1
+            return OK
+        if max_steps > 0 and steps[i] >= max_steps:
+            over[i] = True
+            truncated[i] = True
+            mover[i] = -1
+            return OK
+        if code == CHOICE or code == SIMULTANEOUS:
+            over[i] = False
+            mover[i] = -2
+            if code == CHOICE:
+                for r in range(counts.shape[1]):
+                    if counts[i, r] > 1:
+                        mover[i] = r
+            return OK
+        for r in range(counts.shape[1]):
+            ids[r] = out[i, r, 0]
+        if not _play(i, ids, G, K, pb, moves):
+            return STACK_OVERFLOW
+        steps[i] += 1
+    return TOO_MANY_FORCED
+
+
+@njit(cache=True)
+def _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids):
+    """Game ``i`` at the initial state, its forced moves played."""
+    states, vals, cur, live, sat, cnt = G
+    _copy(states[i], init)
+    if K[0]:  # the network's snapshot at the initial state, instead of flipping back
+        _copy(vals[i], snap[0])
+        _copy(sat[i], snap[1])
+        _copy(cnt[i], snap[2])
+        row = live[i]
+        base = vals.shape[1]
+        for k in range(snap[3].shape[0]):
+            row[base + k] = snap[3][k]
+        _copy(cur[i], init)
+    S[3][i] = False
+    S[5][i] = 0
+    return _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids)
+
+
+# ----------------------------------------------------------------------------- batches
+@njit(cache=True)
+def _reset_batch(which, G, K, init, snap, pa, pb, leg, moves, S, max_steps):
+    """Restart the games where ``which``; returns (the first failing game or -1, its code)."""
+    ids = np.zeros(S[1].shape[1], np.int64)
+    for i in range(which.shape[0]):
+        if which[i]:
+            code = _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids)
+            if code != OK:
+                return i, code
+    return -1, OK
+
+
+@njit(cache=True)
+def _check_batch(actions, S, bad):
+    """``bad[i]`` = the first role whose action in live game ``i`` is not legal, else -1."""
+    out, counts, over = S[0], S[1], S[2]
+    for i in range(actions.shape[0]):
+        bad[i] = -1
+        if over[i]:
+            continue
+        for r in range(counts.shape[1]):
+            n = counts[i, r]
+            if n <= 1:
+                continue
+            found = False
+            for j in range(n):
+                if out[i, r, j] == actions[i, r]:
+                    found = True
+                    break
+            if not found:
+                bad[i] = r
+                break
+
+
+@njit(cache=True)
+def _step_batch(actions, auto_reset, G, K, init, snap, pa, pb, leg, moves, S, max_steps, R):
+    """One joint move in each live game, then its forced moves; ``R`` = (finished,
+    final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
+    out, counts, over, truncated, mover, steps, goals = S
+    finished, final_goals, final_trunc, lengths = R
+    n_roles = counts.shape[1]
+    ids = np.zeros(n_roles, np.int64)
+    for i in range(actions.shape[0]):
+        finished[i] = False
+        if over[i]:
+            continue
+        for r in range(n_roles):
+            ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
+        if not _play(i, ids, G, K, pb, moves):
+            return i, STACK_OVERFLOW
+        steps[i] += 1
+        code = _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids)
+        if code != OK:
+            return i, code
+        if over[i]:
+            finished[i] = True
+            for r in range(n_roles):
+                final_goals[i, r] = goals[i, r]
+            final_trunc[i] = truncated[i]
+            lengths[i] = steps[i]
+            if auto_reset:
+                code = _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids)
+                if code != OK:
+                    return i, code
+    return -1, OK
+
+
+@njit(cache=True)
+def _random_batch(seed, S, actions):
+    """A uniformly random legal move for every role of every live game (-1 where over)."""
+    out, counts, over = S[0], S[1], S[2]
+    for i in range(actions.shape[0]):
+        if over[i]:
+            for r in range(counts.shape[1]):
+                actions[i, r] = -1
+            continue
+        s = stream(seed, i)
+        for r in range(counts.shape[1]):
+            if counts[i, r] == 1:
+                actions[i, r] = out[i, r, 0]
+            else:
+                s, actions[i, r] = random_legal(out[i, r], counts[i, r], s)
+
+
+@njit(cache=True)
+def _mask_batch(S, masks):
+    """``masks[i, r]``: 1 for each legal id of role ``r`` in live game ``i``."""
+    out, counts, over = S[0], S[1], S[2]
+    masks[:] = 0
+    for i in range(masks.shape[0]):
+        if over[i]:
+            continue
+        for r in range(counts.shape[1]):
+            for j in range(counts[i, r]):
+                masks[i, r, out[i, r, j]] = 1
+
+
+# ----------------------------------------------------------------------------- the API
+class GDLStepResult(NamedTuple):
+    """What :meth:`GDLVectorGames.step` returns, one row per game."""
+
+    rewards: np.ndarray  # float32 (N, R): the env's rewards, non-zero only on the step that ended a game
+    finished: np.ndarray  # bool (N,): the game ended on this step (restarted if auto_reset)
+    truncated: np.ndarray  # bool (N,): ... by max_steps, not by the rules (valid where finished)
+    final_goals: np.ndarray  # int64 (N, R): the ended games' goals (valid where finished)
+    lengths: np.ndarray  # int32 (N,): the ended games' joint moves, forced ones included (valid where finished)
+
+
+def _positive_int(x, what: str) -> int:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 1:
+        raise ValueError(f"{what} must be a positive integer, got {x!r}")
+    return int(x)
+
+
+class GDLVectorGames:
+    """``num_games`` independent games of one GDL sheet, stepped together in numba.
+
+    Args:
+        game: a :class:`ggpzoo.gdl.Game`, a ``.kif`` path or KIF text (compiled path only:
+            a sheet that does not ground raises ``GroundingTooLarge``).
+        num_games: the batch size N.
+        auto_reset: restart a game on the step that ends it (its result goes to
+            :meth:`pop_results`); otherwise finished games wait for :meth:`reset`, and
+            their entries in ``actions`` are ignored.
+        max_steps: if given, a game still running after this many joint moves ends
+            (``truncated``), as the env's ``max_steps``.
+
+    State, one row per game: ``states`` (uint8 ``(N, F)`` over ``net.fluents``, what
+    ``CompiledMachine`` uses), ``over``, ``truncated``, ``steps`` (joint moves),
+    ``goals`` (int64 ``(N, R)``: the goals in the current state, the env's
+    ``infos[role]["goal"]``), ``to_play`` (the role with a choice; -1 where the game is
+    over, -2 where several roles choose at once).
+    """
+
+    def __init__(self, game, num_games: int, auto_reset: bool = True, max_steps: int | None = None):
+        from ggpzoo.gdl.game import Game, load
+
+        self.game = game if isinstance(game, Game) else load(game)
+        self.num_games = n = _positive_int(num_games, "num_games")
+        self.max_steps = 0 if max_steps is None else _positive_int(max_steps, "max_steps")
+        self.auto_reset = bool(auto_reset)
+        g = self.game
+        self.net = net = g.propnet()
+        self.roles = list(g.roles)
+        self.actions = {r: list(g.actions[r]) for r in g.roles}
+        for r, ms in self.actions.items():
+            if not ms:
+                raise GDLError(f"role {r} has no possible move: the sheet gives it no legal move in any state")
+        self.num_actions = np.array([len(self.actions[r]) for r in self.roles], np.int64)
+        R, K = len(self.roles), int(net.max_legal)
+        self.max_actions = K
+        # Gymnasium's vector vocabulary (for the role to choose; roles may have fewer ids than K)
+        self.num_envs = n
+        self.single_action_space = spaces.Discrete(K)
+        nf = len(g.fluents)
+        self.single_observation_space = spaces.Box(0, 1, (nf + R,), np.int8)
+        obs_index = np.array([net.fluent_index.get(f, -1) for f in g.fluents], np.int64)
+        self._obs_cols = np.flatnonzero(obs_index >= 0)
+        self._obs_src = obs_index[self._obs_cols]
+        self._nf = nf
+
+        b = net.batch_arrays()
+        na, nfl = b["n_atoms"], len(net.fluents)
+        self._init = b["init"]
+        self._pa, self._pb, self._leg, self._moves = b["phase_a"], b["phase_b"], b["legal"], b["moves"]
+        self.states = np.zeros((n, nfl), np.uint8)
+        vals = np.zeros((n, na), np.uint8)
+        if b["incremental"]:
+            snap_vals, snap_sat, snap_cnt, snap_live = b["snap"]
+            cur = np.zeros((n, nfl), np.uint8)
+            live = np.empty((n, na + snap_live.shape[0]), np.int32)
+            live[:, :na] = b["live_index"]
+            sat = np.zeros((n, snap_sat.shape[0]), np.int32)
+            cnt = np.zeros((n, na), np.int32)
+            stack = np.zeros(4 * na + 64, np.int32)  # scratch, shared: one game propagates at a time
+            fan = b["fan"]
+            self._snap = (snap_vals, snap_sat, snap_cnt, snap_live)
+        else:  # full evaluation at every state: only the values are per game
+            cur = np.zeros((1, 1), np.uint8)
+            live = np.zeros((1, 1), np.int32)
+            sat = np.zeros((1, 1), np.int32)
+            cnt = np.zeros((1, 1), np.int32)
+            stack = np.zeros(1, np.int32)
+            one = np.zeros(1, np.int32)
+            fan = (np.zeros(2, np.int32), one, one, one)
+            self._snap = (np.zeros(1, np.uint8), one, one, one)
+        self._G = (self.states, vals, cur, live, sat, cnt)
+        self._K = (b["incremental"], b["use_live"], b["true_ids"], stack, *fan)
+        self._out = np.zeros((n, R, K), np.int64)
+        self._counts = np.zeros((n, R), np.int64)
+        self.over = np.ones(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self._mover = np.full(n, -1, np.int64)
+        self.steps = np.zeros(n, np.int64)
+        self.goals = np.zeros((n, R), np.int64)
+        self._S = (self._out, self._counts, self.over, self.truncated, self._mover, self.steps, self.goals)
+        self._R = (np.zeros(n, np.bool_), np.zeros((n, R), np.int64), np.zeros(n, np.bool_), np.zeros(n, np.int64))
+        self._results: list = []
+        self._started = False  # no game until reset()
+
+    # ------------------------------------------------------------------ helpers
+    def _require_reset(self) -> None:
+        if not self._started:
+            raise RuntimeError("no games yet (or a sheet error stopped them): call reset() first")
+
+    def _fail(self, i: int, code: int):
+        self._started = False  # the failing game's network may be half updated: every game restarts
+        raise GDLError(f"game {i}: {_ERRORS[code]}; call reset()")
+
+    # ------------------------------------------------------------------ flow
+    def reset(self, which=None, *, options: dict | None = None) -> None:
+        """Start every game (or those where the bool array ``which`` is true) anew, forced
+        moves played. Gymnasium's form works too: ``reset(options={"reset_mask": mask})``."""
+        if options is not None and "reset_mask" in options:
+            if which is not None:
+                raise ValueError("give the games to reset as which or as options['reset_mask'], not both")
+            which = options["reset_mask"]
+        if which is None:
+            which = np.ones(self.num_games, np.bool_)
+        else:
+            a = np.asarray(which)
+            if a.shape != (self.num_games,) or not (
+                a.dtype == np.bool_ or (np.issubdtype(a.dtype, np.integer) and np.isin(a, (0, 1)).all())
+            ):
+                raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {a.dtype} {a.shape}")
+            which = a.astype(np.bool_)
+            if not self._started and not which.all():
+                raise RuntimeError("the first reset() must start every game")
+        i, code = _reset_batch(
+            which,
+            self._G,
+            self._K,
+            self._init,
+            self._snap,
+            self._pa,
+            self._pb,
+            self._leg,
+            self._moves,
+            self._S,
+            self.max_steps,
+        )
+        if code != OK:
+            self._fail(int(i), int(code))
+        self._started = True
+
+    @property
+    def to_play(self) -> np.ndarray:
+        """The role with a choice in each game: its index, -1 where over, -2 where several choose."""
+        return self._mover.copy()
+
+    def legal_masks(self) -> np.ndarray:
+        """int8 ``(N, R, K)``: 1 for every legal id of every role (a forced ``noop`` too; ``K``
+        is the largest role's action count), all zeros where the game is over."""
+        self._require_reset()
+        out = np.empty((self.num_games, len(self.roles), self.max_actions), np.int8)
+        _mask_batch(self._S, out)
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        """int8 ``(N, K)``: the mask of the role with a choice (the env's ``action_mask`` of
+        ``agent_selection``); zeros where the game is over or several roles choose."""
+        m = self.legal_masks()
+        out = np.zeros((self.num_games, self.max_actions), np.int8)
+        one = self._mover >= 0
+        out[one] = m[one, self._mover[one]]
+        return out
+
+    def legal_actions(self, game: int, role: int | None = None) -> np.ndarray:
+        """The legal ids (ascending) of ``role`` (default: the one to choose) in game ``game``."""
+        self._require_reset()
+        i = self._index(game, self.num_games, "game")
+        r = int(self._mover[i]) if role is None else self._index(role, len(self.roles), "role")
+        if r < 0 or self.over[i]:
+            return np.zeros(0, np.int64)
+        return np.sort(self._out[i, r, : self._counts[i, r]])
+
+    @staticmethod
+    def _index(x, n: int, what: str) -> int:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not 0 <= x < n:
+            raise ValueError(f"{what} must be an integer in 0..{n - 1}, got {x!r}")
+        return int(x)
+
+    def observe(self, roles=None) -> np.ndarray:
+        """int8 ``(N, F + R)``: the env's ``observation`` (a byte per fluent of the base set,
+        then a one-hot of ``roles[i]``; default the role to choose, else the first)."""
+        self._require_reset()
+        R = len(self.roles)
+        if roles is None:
+            roles = np.where(self._mover >= 0, self._mover, 0)
+        else:
+            a = np.asarray(roles)
+            if a.shape != (self.num_games,) or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+                raise ValueError(
+                    f"roles must be an integer array of shape ({self.num_games},), got {a.dtype} {a.shape}"
+                )
+            if ((a < 0) | (a >= R)).any():
+                raise ValueError(f"roles are 0..{R - 1}, got {a[(a < 0) | (a >= R)][0]}")
+            roles = a
+        obs = np.zeros((self.num_games, self._nf + R), np.int8)
+        obs[:, self._obs_cols] = self.states[:, self._obs_src]
+        obs[np.arange(self.num_games), self._nf + roles] = 1
+        return obs
+
+    def fluents(self, game: int) -> frozenset:
+        """The fluents true in game ``game`` (terms, as the exact path's states)."""
+        i = self._index(game, self.num_games, "game")
+        return frozenset(self.net.fluents[j] for j in np.flatnonzero(self.states[i]))
+
+    def random_actions(self, seed: int = 0) -> np.ndarray:
+        """int64 ``(N, R)``: a uniformly random legal id for every role of every live game
+        (the forced move of a role without a choice; -1 where the game is over). ``step``
+        takes it as it is."""
+        self._require_reset()
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer in 0..2**63 - 1, got {seed!r}")
+        out = np.empty((self.num_games, len(self.roles)), np.int64)
+        _random_batch(int(seed), self._S, out)
+        return out
+
+    def _joint(self, actions) -> np.ndarray:
+        """``actions`` as a checked int64 ``(N, R)`` joint move (see :meth:`step`)."""
+        n, R = self.num_games, len(self.roles)
+        try:
+            a = np.asarray(actions)
+        except (OverflowError, TypeError, ValueError):  # ragged lists, ints beyond int64
+            a = np.asarray(None)
+        if a.shape not in ((n,), (n, R)) or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(
+                f"actions must be an integer array of shape ({n},) (the role to choose) or ({n}, {R}) "
+                f"(one per role), got {a.dtype} {a.shape}"
+            )
+        if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
+            raise ValueError("actions out of range: an action id is at most the number of moves of its role")
+        live = ~self.over
+        choosing = live[:, None] & (self._counts > 1)
+        if a.ndim == 1:
+            several = live & (self._mover == -2)
+            if several.any():
+                i = int(np.flatnonzero(several)[0])
+                who = [self.roles[r] for r in np.flatnonzero(self._counts[i] > 1)]
+                raise ValueError(
+                    f"game {i}: roles {', '.join(who)} choose at once; give one action per role, shape ({n}, {R})"
+                )
+            joint = self._out[:, :, 0].copy()
+            rows = np.flatnonzero(self._mover >= 0)
+            joint[rows, self._mover[rows]] = a[rows]
+        else:
+            joint = np.where(choosing, a, self._out[:, :, 0]).astype(np.int64)
+        bad = choosing & ((joint < 0) | (joint >= self.num_actions[None, :]))
+        if bad.any():
+            i, r = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(
+                f"game {i}: action {int(joint[i, r])} of {self.roles[r]} is out of range 0..{self.num_actions[r] - 1}"
+            )
+        return joint
+
+    def step(self, actions) -> GDLStepResult:
+        """Play one joint move in every live game, then its forced moves.
+
+        ``actions``: integer ``(N,)``, the action id of the role with a choice in each game,
+        or ``(N, R)``, one per role (entries of roles without a choice are ignored; the
+        only form where several roles choose at once). Entries of games that are over are
+        ignored. An illegal or out-of-range action, a wrong shape or dtype raise ValueError
+        and change nothing."""
+        self._require_reset()
+        joint = self._joint(actions)
+        if self.over.all() and not self.auto_reset:
+            raise RuntimeError("every game is over; call reset()")
+        bad = np.empty(self.num_games, np.int64)
+        _check_batch(joint, self._S, bad)
+        if (bad >= 0).any():
+            i = int(np.flatnonzero(bad >= 0)[0])
+            r = int(bad[i])
+            legal = ", ".join(to_text(self.actions[self.roles[r]][j]) for j in self.legal_actions(i, r)[:8])
+            raise ValueError(
+                f"game {i}: action {int(joint[i, r])} = {to_text(self.actions[self.roles[r]][int(joint[i, r])])} "
+                f"is illegal for {self.roles[r]} now; legal: {legal}..."
+            )
+        i, code = _step_batch(
+            joint,
+            self.auto_reset,
+            self._G,
+            self._K,
+            self._init,
+            self._snap,
+            self._pa,
+            self._pb,
+            self._leg,
+            self._moves,
+            self._S,
+            self.max_steps,
+            self._R,
+        )
+        if code != OK:
+            self._fail(int(i), int(code))
+        finished, final_goals, final_trunc, lengths = (x.copy() for x in self._R)
+        rewards = self._rewards(final_goals, finished & ~final_trunc)
+        for i in np.flatnonzero(finished):
+            self._results.append((tuple(int(x) for x in final_goals[i]), int(lengths[i])))
+        return GDLStepResult(rewards, finished, final_trunc & finished, final_goals, lengths.astype(np.int32))
+
+    def _rewards(self, goals: np.ndarray, ended: np.ndarray) -> np.ndarray:
+        """The env's rewards where ``ended``: +1 above every other role, -1 below the best
+        other, 0 for a tie at the top; goal / 100 with one role."""
+        n, R = goals.shape
+        out = np.zeros((n, R), np.float32)
+        if R == 1:
+            out[ended, 0] = goals[ended, 0] / 100.0
+            return out
+        for r in range(R):
+            best_other = np.delete(goals, r, axis=1).max(axis=1)
+            out[ended, r] = np.sign(goals[ended, r] - best_other[ended])
+        return out + 0.0  # never -0.0
+
+    def pop_results(self) -> list:
+        """The games finished since the last call: ``((goal per role), joint moves)`` each."""
+        results, self._results = self._results, []
+        return results
