@@ -50,7 +50,7 @@ _ERRORS = {
 # ``G`` is the tuple of per-game arrays (states, vals, cur, live, sat, cnt), one row per game
 # (for a fully evaluated network the last four are 1-row placeholders); ``K`` the network's
 # constants (incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _status(i, G, K, pa, leg, out, counts):
     """Bring game ``i``'s network to its state; return what the state is (or an error code).
 
@@ -87,7 +87,7 @@ def _status(i, G, K, pa, leg, out, counts):
     return CHOICE if choosers == 1 else SIMULTANEOUS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(i, ids, G, K, pb, moves):
     """Replace game ``i``'s state by the one after joint move ``ids`` (its network is at its state)."""
     states, vals, cur, live, sat, cnt = G
@@ -106,7 +106,7 @@ def _play(i, ids, G, K, pb, moves):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids):
     """Play game ``i``'s forced joint moves up to a choice or the end; fill its status.
 
@@ -142,7 +142,7 @@ def _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids):
     return TOO_MANY_FORCED
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids):
     """Game ``i`` at the initial state, its forced moves played."""
     states, vals, cur, live, sat, cnt = G

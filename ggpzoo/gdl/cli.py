@@ -1,7 +1,7 @@
 """Command-line tools for GDL sheets: ``gdl FILE`` and ``bench --gdl FILE``.
 
     python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
-    python -m ggpzoo bench --gdl FILE [--seconds S]
+    python -m ggpzoo bench --gdl FILE [--seconds S] [--batch N] [--no-exact]
     python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3] [--ground-time-limit S] [--time-limit S]
 
 :func:`main` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
@@ -19,7 +19,16 @@ import time
 
 import numpy as np
 
-__all__ = ["bench", "bench_main", "compiled_playouts", "corpus_main", "exact_playouts", "main", "play_sheet"]
+__all__ = [
+    "batched_playouts",
+    "bench",
+    "bench_main",
+    "compiled_playouts",
+    "corpus_main",
+    "exact_playouts",
+    "main",
+    "play_sheet",
+]
 
 
 def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
@@ -56,13 +65,36 @@ def compiled_playouts(game, seconds: float = 2.0, seed: int = 0, clock=time.perf
         n = max(n * 2, int(n * seconds / max(dt, 1e-6) * 1.1))
 
 
-def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: float = 60.0) -> dict:
+def batched_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time):
+    """Random games on :class:`ggpzoo.gdl.batch.GDLVectorGames`, stepped from Python
+    (``step(random_actions(t))``, auto-reset) for at least ``seconds`` of ``clock``:
+    (transitions, seconds), transitions counting forced joint moves too, as
+    :func:`compiled_playouts` does."""
+    from ggpzoo.gdl.batch import GDLVectorGames
+
+    v = GDLVectorGames(game, num_games)
+    v.reset()
+    v.step(v.random_actions(seed))  # compile / warm up
+    steps, t0, t = 0, clock(), seed + 1
+    while True:
+        before = int(v.steps.sum())
+        r = v.step(v.random_actions(t))
+        steps += int(v.steps.sum()) - before + int(r.lengths[r.finished].sum())
+        t += 1
+        dt = clock() - t0
+        if dt >= seconds:
+            return steps, dt
+
+
+def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: float = 60.0, batch: int = 256) -> dict:
     """Random-playout transitions/s of a GDL sheet on one core, compiled and exact.
 
-    Returns ``{"game", "compiled_tps", "compiled_cpu_tps", "exact_tps", "build_s", "net":
-    {...}}``: transitions per second of wall clock, and per second of this process's CPU
-    time (which other jobs on a shared machine do not inflate). A path that cannot run is
-    None, with the reason under ``"compiled_error"``."""
+    Returns ``{"game", "compiled_tps", "compiled_cpu_tps", "batched_cpu_tps", "exact_tps",
+    "build_s", "net": {...}}``: transitions per second of wall clock, and per second of this
+    process's CPU time (which other jobs on a shared machine do not inflate);
+    ``batched_cpu_tps`` for ``batch`` games on :class:`~ggpzoo.gdl.batch.GDLVectorGames`
+    stepped from Python (0: not measured). A path that cannot run is None, with the reason
+    under ``"compiled_error"``."""
     from ggpzoo import gdl
     from ggpzoo.gdl.ground import GroundingTooLarge
 
@@ -73,6 +105,9 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
         out.update(compiled_tps=steps / dt, compiled_games=n, build_s=build, net=g.propnet().stats())
         steps, dt, n, _ = compiled_playouts(g, seconds, clock=time.process_time)
         out.update(compiled_cpu_tps=steps / dt)
+        if batch:
+            steps, dt = batched_playouts(g, batch, seconds)
+            out.update(batched_cpu_tps=steps / dt, batch=batch)
     except GroundingTooLarge as e:
         out["compiled_error"] = str(e)
     if exact:
@@ -93,14 +128,26 @@ def bench_main(argv=None) -> int:
     p.add_argument("--gdl", nargs="+", required=True, metavar="FILE", help=".kif files (or names of shipped games)")
     p.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
     p.add_argument("--no-exact", action="store_true", help="skip the exact path")
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=256,
+        metavar="N",
+        help="games stepped together on GDLVectorGames for the batched column (default 256; 0 skips it)",
+    )
     a = p.parse_args(argv)
+    if a.batch < 0:
+        p.error(f"--batch must be 0 or more, got {a.batch}")
     from ggpzoo import gdl
 
-    print(f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {'exact/s':>10} {'build s':>8}  network")
+    print(
+        f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {f'batched x{a.batch}':>13} {'exact/s':>10} "
+        f"{'build s':>8}  network"
+    )
     for f in a.gdl:
         try:
             path = f if f.endswith(".kif") or "/" in f else gdl.game_path(f)
-            r = bench(path, a.seconds, exact=not a.no_exact)
+            r = bench(path, a.seconds, exact=not a.no_exact, batch=a.batch)
         except ValueError as e:
             print(f"{f}: {e}", file=sys.stderr)
             return 2
@@ -108,6 +155,7 @@ def bench_main(argv=None) -> int:
         extra = f"{net.get('atoms', 0):,} atoms, {net.get('rules', 0):,} rules" if net else r.get("compiled_error", "")
         print(
             f"{r['game']:<20} {_fmt(r['compiled_tps']):>12} {_fmt(r.get('compiled_cpu_tps')):>12} "
+            f"{_fmt(r.get('batched_cpu_tps')):>13} "
             f"{_fmt(r['exact_tps']):>10} {r.get('build_s', 0):>8.1f}  {extra}"
         )
     return 0
