@@ -286,7 +286,7 @@ def _net_args(net) -> tuple:
         cur, inc = net.cur, net.inc_arrays()
     else:  # no change propagation: full evaluation of each phase; the incremental slots are unused
         one = np.zeros(1, np.int32)
-        cur, inc = np.zeros(len(net.fluents), np.uint8), (np.zeros((1, 2), np.int32), *([one] * 7))
+        cur, inc = np.zeros(len(net.fluents), np.uint8), (one,) * 8  # the shapes of inc_arrays()
     leg = (
         np.int64(net.terminal_atom),
         net.legal_atom,
