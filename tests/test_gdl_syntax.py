@@ -148,3 +148,40 @@ def test_negation_with_local_variables_reads_as_there_is_no():
         gdl.load("(role r) (<= (p ?x) (not (q ?x))) (q 1)")
     with pytest.raises(gdl.GDLError, match="unsafe rule"):
         gdl.load("(role r) (<= p (q ?x) (not (q ?y)) (distinct ?y 1)) (q 1)")
+
+
+GOAL_BY_NEGATED_GOAL = """
+(role a) (role b)
+(cell 1) (cell 2) (cell 3)
+(init (turn a))
+(<= (taken ?c) (true (m ?c ?r)))
+(<= (legal ?r (mark ?c)) (true (turn ?r)) (cell ?c) (not (taken ?c)))
+(<= (legal a noop) (true (turn b)))
+(<= (legal b noop) (true (turn a)))
+(<= (next (m ?c ?r)) (does ?r (mark ?c)))
+(<= (next (m ?c ?r)) (true (m ?c ?r)))
+(<= (next (turn a)) (true (turn b)))
+(<= (next (turn b)) (true (turn a)))
+(<= (goal ?r 100) (true (m 2 ?r)))
+(<= (goal ?r 0) (role ?r) (not (goal ?r 100)))
+(<= terminal (role ?r) (goal ?r 100))
+"""
+
+
+def test_negation_stratified_by_a_constant_argument():
+    """A corpus quirk (Majorities): ``(goal ?r 0)`` defined by ``(not (goal ?r 100))``, so
+    ``goal`` depends negatively on itself, but only across its constant second argument.
+    The sheet is read with ``goal`` told apart by that constant (with a warning); both paths
+    play it, and a real negative cycle is still refused."""
+    with pytest.warns(UserWarning, match="goal/2 is told apart"):
+        g = gdl.load(GOAL_BY_NEGATED_GOAL)
+    s = g.initial_state()
+    assert not g.is_terminal(s)
+    assert g.goals(s) == {"a": 0, "b": 0}
+    s = g.next_state(s, {"a": ("mark", "2"), "b": "noop"})
+    assert g.is_terminal(s) and g.goals(s) == {"a": 100, "b": 0}
+    from ggpzoo.gdl.cli import compare_paths
+
+    assert compare_paths(g, 4, seed=1) > 0
+    with pytest.raises(gdl.GDLError, match="not stratified"):
+        gdl.load("(role r) (q 1) (<= (p ?x 1) (q ?x) (not (p ?x 1)))")

@@ -128,6 +128,96 @@ def localize_negations(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
     return out + extra, rewritten
 
 
+def _unstratified(rules: list[Rule]) -> list:
+    """``(head relation, negated relation)`` for each negation inside a dependency cycle."""
+    deps: dict = defaultdict(set)
+    rels: set = set()
+    for r in rules:
+        h = relation(r.head)
+        rels.add(h)
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None:
+                deps[h].add(relation(a[0]))
+                rels.add(relation(a[0]))
+    comp_of = {rel: i for i, c in enumerate(_sccs(sorted(rels), deps)) for rel in c}
+    out = []
+    for r in rules:
+        h = relation(r.head)
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None and not a[1] and comp_of[relation(a[0])] == comp_of[h]:
+                out.append((h, relation(a[0])))
+    return out
+
+
+def _split_position(rules: list[Rule], rel) -> int | None:
+    """An argument position at which every rule defining ``rel`` has a constant, if any."""
+    heads = [r.head for r in rules if relation(r.head) == rel]
+    if not heads or rel[1] == 0 or rel[0] in ("true", "does"):
+        return None
+    for p in range(1, rel[1] + 1):
+        if all(type(h[p]) is str and not is_var(h[p]) for h in heads):
+            return p
+    return None
+
+
+def split_by_constant(rules: list[Rule]) -> tuple[list[Rule], list]:
+    """Make a sheet stratified that is stratified only once a relation is told apart by a
+    constant argument (a corpus quirk, Majorities: ``(<= (goal ?r 0) (role ?r) (not (goal ?r
+    100)))``, where ``goal`` depends negatively on itself at the relation level but
+    ``(goal ?r 0)`` only on ``(goal ?r 100)``).
+
+    For a relation R in such a cycle whose rules all have a constant at one argument
+    position p, the rules with constant c there define a new relation ``R#p=c`` instead,
+    ``(<= (R ... c ...) (R#p=c ... c ...))`` gives R back, and every body literal of R with
+    a constant c at p reads ``R#p=c`` directly. The model is the same; only the dependency
+    graph is finer. Returns ``(rules, split relations)``; a sheet still unstratified after
+    that is left, as written, to :func:`check` to refuse."""
+    original, done = rules, []
+    for _ in range(20):
+        bad = _unstratified(rules)
+        if not bad:
+            break
+        target = None
+        for h, n in bad:
+            for rel in (n, h):
+                if "#" not in rel[0] and rel not in done and _split_position(rules, rel) is not None:
+                    target = rel
+                    break
+            if target is not None:
+                break
+        if target is None:
+            break
+        done.append(target)
+        p = _split_position(rules, target)
+        consts = sorted({r.head[p] for r in rules if relation(r.head) == target})
+
+        def rename(atom, _rel=target, _p=p, _consts=consts):
+            if type(atom) is tuple and relation(atom) == _rel and atom[_p] in _consts:
+                return (f"{_rel[0]}#{_p}={atom[_p]}", *atom[1:])
+            return atom
+
+        out = []
+        for r in rules:
+            body = []
+            for b in r.body:
+                if type(b) is tuple and b[0] == "not":
+                    body.append(("not", rename(b[1])))
+                elif type(b) is tuple and b[0] == "distinct":
+                    body.append(b)
+                else:
+                    body.append(rename(b))
+            out.append(Rule(rename(r.head), tuple(body), r.line))
+        for c in consts:
+            args = tuple(c if i == p else f"?a{i}" for i in range(1, target[1] + 1))
+            out.append(Rule((target[0], *args), ((f"{target[0]}#{p}={c}", *args),), 0))
+        rules = out
+    if not done or _unstratified(rules):
+        return original, []
+    return rules, done
+
+
 def _atom_of(lit):
     """``(atom, positive)`` for an atom or a negated atom; None for ``distinct``."""
     if type(lit) is tuple and lit[0] == "not":
@@ -473,12 +563,23 @@ class Program:
                 continue
             expanded.extend(expand_or(r))
         expanded, self.localized = localize_negations(expanded)
+        expanded, self.split = split_by_constant(expanded)
         if self.localized:
             import warnings
 
             warnings.warn(
                 f"read {len(self.localized)} negation(s) with variables found nowhere else in their rule "
                 f"as 'there is no such ...', e.g. {self.localized[0].where()}",
+                stacklevel=3,
+            )
+        if self.split:
+            import warnings
+
+            warnings.warn(
+                "negation is stratified only once "
+                + ", ".join(f"{n}/{k}" for n, k in self.split)
+                + " is told apart by a constant argument: read it so (the sheet breaks GDL's stratification "
+                "at the relation level)",
                 stacklevel=3,
             )
         if self.ignored:
