@@ -183,3 +183,18 @@ def test_simultaneous_choices_need_one_action_per_role():
     r = v.step(np.array([[rock, paper], [rock, rock]]))
     assert r.finished.all() and r.final_goals.tolist() == [[0, 100], [50, 50]]
     assert r.rewards.tolist() == [[-1.0, 1.0], [0.0, 0.0]]
+
+
+def test_step_which_moves_only_the_chosen_games():
+    v = GDLVectorGames(game("tictactoe"), 4)
+    v.reset()
+    states = v.states.copy()
+    which = np.array([True, False, True, False])
+    with pytest.raises(ValueError, match="illegal|range"):
+        v.step(np.full(4, 99, np.int64), which=which)
+    with pytest.raises(ValueError, match="which"):
+        v.step(v.random_actions(0), which=np.ones(3, np.bool_))
+    actions = v.random_actions(0)
+    actions[~which] = 99  # ignored: those games wait
+    v.step(actions, which=which)
+    assert np.array_equal(v.states[~which], states[~which]) and (v.steps == which).all()

@@ -175,12 +175,12 @@ def _reset_batch(which, G, K, init, snap, pa, pb, leg, moves, S, max_steps):
 
 
 @njit(cache=True)
-def _check_batch(actions, S, bad):
-    """``bad[i]`` = the first role whose action in live game ``i`` is not legal, else -1."""
+def _check_batch(actions, which, S, bad):
+    """``bad[i]`` = the first role whose action in live game ``i`` (where ``which``) is not legal, else -1."""
     out, counts, over = S[0], S[1], S[2]
     for i in range(actions.shape[0]):
         bad[i] = -1
-        if over[i]:
+        if over[i] or not which[i]:
             continue
         for r in range(counts.shape[1]):
             n = counts[i, r]
@@ -197,8 +197,8 @@ def _check_batch(actions, S, bad):
 
 
 @njit(cache=True)
-def _step_batch(actions, auto_reset, G, K, init, snap, pa, pb, leg, moves, S, max_steps, R):
-    """One joint move in each live game, then its forced moves; ``R`` = (finished,
+def _step_batch(actions, which, auto_reset, G, K, init, snap, pa, pb, leg, moves, S, max_steps, R):
+    """One joint move in each live game where ``which``, then its forced moves; ``R`` = (finished,
     final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
     out, counts, over, truncated, mover, steps, goals = S
     finished, final_goals, final_trunc, lengths = R
@@ -206,7 +206,7 @@ def _step_batch(actions, auto_reset, G, K, init, snap, pa, pb, leg, moves, S, ma
     ids = np.zeros(n_roles, np.int64)
     for i in range(actions.shape[0]):
         finished[i] = False
-        if over[i]:
+        if over[i] or not which[i]:
             continue
         for r in range(n_roles):
             ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
@@ -481,8 +481,8 @@ class GDLVectorGames:
         _random_batch(int(seed), self._S, out)
         return out
 
-    def _joint(self, actions) -> np.ndarray:
-        """``actions`` as a checked int64 ``(N, R)`` joint move (see :meth:`step`)."""
+    def _joint(self, actions, which: np.ndarray) -> np.ndarray:
+        """``actions`` as a checked int64 ``(N, R)`` joint move in the games where ``which`` (see :meth:`step`)."""
         n, R = self.num_games, len(self.roles)
         try:
             a = np.asarray(actions)
@@ -495,7 +495,7 @@ class GDLVectorGames:
             )
         if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
             raise ValueError("actions out of range: an action id is at most the number of moves of its role")
-        live = ~self.over
+        live = ~self.over & which
         choosing = live[:, None] & (self._counts > 1)
         if a.ndim == 1:
             several = live & (self._mover == -2)
@@ -518,8 +518,9 @@ class GDLVectorGames:
             )
         return joint
 
-    def step(self, actions) -> GDLStepResult:
-        """Play one joint move in every live game, then its forced moves.
+    def step(self, actions, which=None) -> GDLStepResult:
+        """Play one joint move in every live game (or those where the bool array ``which`` is
+        true: the others wait, their entries ignored), then its forced moves.
 
         ``actions``: integer ``(N,)``, the action id of the role with a choice in each game,
         or ``(N, R)``, one per role (entries of roles without a choice are ignored; the
@@ -527,11 +528,18 @@ class GDLVectorGames:
         ignored. An illegal or out-of-range action, a wrong shape or dtype raise ValueError
         and change nothing."""
         self._require_reset()
-        joint = self._joint(actions)
+        if which is None:
+            which = np.ones(self.num_games, np.bool_)
+        else:
+            w = np.asarray(which)
+            if w.shape != (self.num_games,) or w.dtype != np.bool_:
+                raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {w.dtype} {w.shape}")
+            which = w
+        joint = self._joint(actions, which)
         if self.over.all() and not self.auto_reset:
             raise RuntimeError("every game is over; call reset()")
         bad = np.empty(self.num_games, np.int64)
-        _check_batch(joint, self._S, bad)
+        _check_batch(joint, which, self._S, bad)
         if (bad >= 0).any():
             i = int(np.flatnonzero(bad >= 0)[0])
             r = int(bad[i])
@@ -542,6 +550,7 @@ class GDLVectorGames:
             )
         i, code = _step_batch(
             joint,
+            which,
             self.auto_reset,
             self._G,
             self._K,

@@ -62,7 +62,8 @@ DEFAULT_RECIPE: dict = {
 """The recipe every game starts from; a game's spec overrides some keys."""
 
 GDL_RECIPE: dict = {
-    # a GDL game trains through SingleAgentEnv games in SB3's DummyVecEnv (the AEC path):
+    # a GDL game trains on GDLSelfPlayVecEnv (batched) against random play and snapshots, or on
+    # SingleAgentEnv games in SB3's DummyVecEnv (the AEC path) with other opponents (mcts:N):
     # no greedy opponent, no opening moves, an MLP over the fluent vector
     "opponents": {"random": 1.0},
     "opening_plies": 0,
@@ -162,9 +163,12 @@ def make_env(name, r: dict, seed: int):
 
 
 def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, reward: str | None = None, max_snapshots=4):
-    """``num_envs`` :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games of the GDL game
-    ``game`` in SB3's ``DummyVecEnv``, each against a pool of ``opponents`` (agent specs:
-    ``random``, ``mcts:N``) drawn with ``weights``; ``add_snapshot(model, weight,
+    """``num_envs`` games of the GDL game ``game`` against a pool of ``opponents`` (agent specs:
+    ``random``, ``mcts:N``) drawn with ``weights``: where every opponent is ``random``, a
+    :class:`~ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv` (the games and random play
+    batched in numba, snapshots played in batches), else
+    :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games in SB3's ``DummyVecEnv``
+    (the AEC path, in Python); the same observations, masks and rewards either way; ``add_snapshot(model, weight,
     max_snapshots)`` puts a frozen copy of a learner in every game's pool, as
     :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` does (the oldest snapshot beyond
     ``max_snapshots`` goes)."""
@@ -173,6 +177,13 @@ def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, rewar
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from ggpzoo.training.single_agent import OpponentPool, PolicyOpponent, SingleAgentEnv
+
+    if all(o == "random" for o in opponents):  # the batched path: games and random play in numba
+        from ggpzoo.training.gdl_selfplay import GDLSelfPlayVecEnv
+
+        return GDLSelfPlayVecEnv(
+            game, num_envs, opponents=list(opponents), weights=list(weights), seed=seed, reward=reward
+        )
 
     keep = len(opponents)
 
