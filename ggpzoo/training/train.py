@@ -6,8 +6,9 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
 
 or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
 trains too (``python -m ggpzoo train --gdl tictactoe``, ``train(gdl.load(path))``): an MLP
-on its fluent vector through :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games
-(:func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
+on its fluent vector through :class:`~ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv` (batched,
+against random play) or :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games (other
+opponents; :func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
 ``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps, the opponent,
 wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
 ``checkpoint.json`` (the model, the optimizer and where the run stands; also the
