@@ -31,15 +31,9 @@ import numpy as np
 
 from ggpzoo.engine.rewards import REWARD_KINDS
 from ggpzoo.gdl.batch import GDLVectorGames
-from ggpzoo.training.selfplay import PolicySnapshot
+from ggpzoo.training.selfplay import BatchedVecEnv, PolicySnapshot, _label, _sb3_base
 
 __all__ = ["GDLSelfPlayVecEnv"]
-
-
-def _sb3_base():
-    from stable_baselines3.common.vec_env import VecEnv
-
-    return VecEnv
 
 
 def _goal_rewards(kind: int, before: np.ndarray, after: np.ndarray, ended: np.ndarray) -> np.ndarray:
@@ -55,7 +49,7 @@ def _goal_rewards(kind: int, before: np.ndarray, after: np.ndarray, ended: np.nd
     return (((own1 - own0) - (opp1 - opp0)) / 100).astype(np.float32)
 
 
-class GDLSelfPlayVecEnv:
+class GDLSelfPlayVecEnv(BatchedVecEnv):
     """N games of a two-role GDL game as a stable-baselines3 ``VecEnv`` (the class is made a
     ``VecEnv`` subclass when first built, so importing this module needs no SB3).
 
@@ -75,16 +69,6 @@ class GDLSelfPlayVecEnv:
     (the pool entry's name) and ``TimeLimit.truncated``. An action that is not legal for
     the learner raises ``ValueError`` naming the game, and no game moves.
     """
-
-    _with_base: type | None = None
-
-    def __new__(cls, *args, **kwargs):
-        base = _sb3_base()
-        if not issubclass(cls, base):
-            if cls.__dict__.get("_with_base") is None:
-                cls._with_base = type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
-            cls = cls.__dict__["_with_base"]
-        return object.__new__(cls)
 
     def __init__(
         self,
@@ -287,28 +271,3 @@ class GDLSelfPlayVecEnv:
             self.learner[idx] = 1 - self.learner[idx]
             self._start(idx)
         return self._observe(), rewards, ended, infos
-
-    def close(self) -> None:
-        pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """``env_method("action_masks")`` (sb3-contrib's call) returns the N masks from one
-        batched call; any other method of this env is called once, its result repeated."""
-        rows = list(self._get_indices(indices))
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        if method_name == "action_masks":
-            return list(result[rows])
-        return [result] * len(rows)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-
-def _label(opponent) -> str:
-    return opponent if isinstance(opponent, str) else getattr(opponent, "name", type(opponent).__name__)

@@ -176,7 +176,46 @@ class _VecEnvMixin:
         return self.games.action_masks()
 
 
-class SelfPlayVecEnv(_VecEnvMixin):
+class BatchedVecEnv:
+    """What a stable-baselines3 ``VecEnv`` of N games held in one object shares: the class is
+    made a ``VecEnv`` subclass when first built (so importing it needs no SB3), and the
+    attribute and method calls SB3 makes per env go to that one object. Subclasses:
+    :class:`SelfPlayVecEnv`, :class:`ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv`."""
+
+    _with_base: type | None = None  # this class with SB3's VecEnv as a base, made once
+
+    def __new__(cls, *args, **kwargs):
+        base = _sb3_base()
+        if not issubclass(cls, base):
+            if cls.__dict__.get("_with_base") is None:
+                made = type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
+                cls._with_base = made
+            cls = cls.__dict__["_with_base"]
+        return object.__new__(cls)
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """``env_method("action_masks")`` (sb3-contrib's call) returns the N masks from one
+        batched call; any other method of this env is called once, its result repeated."""
+        rows = list(self._get_indices(indices))
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        if method_name == "action_masks":
+            return list(result[rows])
+        return [result] * len(rows)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+
+class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
     """N self-play games as a stable-baselines3 ``VecEnv`` (the class is made a ``VecEnv``
     subclass when first built, so importing this module needs no SB3).
 
@@ -191,17 +230,6 @@ class SelfPlayVecEnv(_VecEnvMixin):
     once, and its ``infos[i]`` holds ``terminal_observation``, ``goals``, ``learner`` (its
     role), ``outcome`` (+1/0/-1) and ``opponent`` (the pool entry's name).
     """
-
-    _with_base: type | None = None  # this class with SB3's VecEnv as a base, made once
-
-    def __new__(cls, *args, **kwargs):
-        base = _sb3_base()
-        if not issubclass(cls, base):
-            if cls.__dict__.get("_with_base") is None:
-                made = type(cls.__name__, (cls, base), {"__module__": cls.__module__, "__doc__": cls.__doc__})
-                cls._with_base = made
-            cls = cls.__dict__["_with_base"]
-        return object.__new__(cls)
 
     def __init__(self, name: str, num_envs: int = 64, **kwargs):
         obs_space, action_space = self._setup(name, num_envs, kwargs)
@@ -238,27 +266,6 @@ class SelfPlayVecEnv(_VecEnvMixin):
                 "TimeLimit.truncated": False,
             }
         return obs, rewards, ended, infos
-
-    def close(self) -> None:
-        pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """``env_method("action_masks")`` (sb3-contrib's call) returns the N masks from one
-        batched call; any other method of this env is called once, its result repeated."""
-        rows = list(self._get_indices(indices))
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        if method_name == "action_masks":
-            return list(result[rows])
-        return [result] * len(rows)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
 
 
 def _label(opponent) -> str:
