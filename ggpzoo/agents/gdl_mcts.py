@@ -287,27 +287,18 @@ def _net_args(net) -> tuple:
     else:  # no change propagation: full evaluation of each phase; the incremental slots are unused
         one = np.zeros(1, np.int32)
         cur, inc = np.zeros(len(net.fluents), np.uint8), (one,) * 8  # the shapes of inc_arrays()
-    leg = (
-        np.int64(net.terminal_atom),
-        net.legal_atom,
-        net.legal_role,
-        net.legal_id,
-        net.guard_start,
-        net.lguard,
-        net.guard_lits,
-    )
-    moves = (net.does_atom, net.next_atom, net.next_fluent, net.goal_atom, net.goal_role, net.goal_value)
+    layout = net.batch_arrays()  # the network's read-only arrays, grouped as the kernels take them
     return (
         bool(net.incremental),
         net.vals,
         cur,
         net.true_ids,
         inc,
-        net.phase_a.arrays(),
-        net.phase_b.arrays(),
-        leg,
+        layout["phase_a"],
+        layout["phase_b"],
+        layout["legal"],
         bool(net.use_live),
-        moves,
+        layout["moves"],
         np.int64(len(net.roles)),
         np.int64(net.max_legal),
     )

@@ -29,6 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit
 
+from ggpzoo.engine.batch import _bool_array
 from ggpzoo.engine.rng import random_legal, stream
 from ggpzoo.gdl.envs import MAX_FORCED
 from ggpzoo.gdl.propnet import _copy, _does, _eval, _goals, _goto, _legal, _legal_live, _load_state, _next, _set_does
@@ -382,12 +383,7 @@ class GDLVectorGames:
         if which is None:
             which = np.ones(self.num_games, np.bool_)
         else:
-            a = np.asarray(which)
-            if a.shape != (self.num_games,) or not (
-                a.dtype == np.bool_ or (np.issubdtype(a.dtype, np.integer) and np.isin(a, (0, 1)).all())
-            ):
-                raise ValueError(f"which must be a bool array of shape ({self.num_games},), got {a.dtype} {a.shape}")
-            which = a.astype(np.bool_)
+            which = _bool_array(which, self.num_games)
             if not self._started and not which.all():
                 raise RuntimeError("the first reset() must start every game")
         i, code = _reset_batch(

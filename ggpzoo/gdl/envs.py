@@ -103,6 +103,17 @@ def make_machine(game: Game, backend: str):
     return game.machine(backend)
 
 
+def _one_term(text: str, what: str):
+    """The one GDL term written ``text`` (a ``what``: "move", "fluent"), or a ValueError."""
+    try:
+        rules = parse(text)
+    except GDLError as e:
+        raise ValueError(f"cannot read the {what} {text!r}: {e}") from None
+    if len(rules) != 1 or rules[0].body:
+        raise ValueError(f"{text!r} is not one {what} term")
+    return rules[0].head
+
+
 class raw_env(AECEnv, EzPickle):
     """AEC env over any GDL sheet (see the module docstring).
 
@@ -318,13 +329,7 @@ class raw_env(AECEnv, EzPickle):
     def term_to_action(self, text: str, role: str | None = None) -> int:
         """The action id of the move written ``text`` (GDL), for ``role`` (default ``agent_selection``)."""
         role = role or self.agent_selection
-        try:
-            rules = parse(text)
-        except GDLError as e:
-            raise ValueError(f"cannot read the move {text!r}: {e}") from None
-        if len(rules) != 1 or rules[0].body:
-            raise ValueError(f"{text!r} is not one move term")
-        i = self._action_ids[role].get(rules[0].head)
+        i = self._action_ids[role].get(_one_term(text, "move"))
         if i is None:
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
         return i
@@ -369,13 +374,7 @@ class raw_env(AECEnv, EzPickle):
         terms = []
         for f in state:
             if isinstance(f, str):
-                try:
-                    rules = parse(f)
-                except GDLError as e:
-                    raise ValueError(f"cannot read the fluent {f!r}: {e}") from None
-                if len(rules) != 1 or rules[0].body:
-                    raise ValueError(f"{f!r} is not one fluent term")
-                f = rules[0].head
+                f = _one_term(f, "fluent")
             if f not in self.game.fluent_ids:
                 raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name}")
             terms.append(f)
