@@ -306,7 +306,6 @@ def territory_planes(board, role, out):
     ``2``/``3`` those ``role``'s / the other role's queens reach in fewer queen moves than
     the other side's (the queen-distance territory of Amazons programs). Not a rule: the
     extra input planes of the AlphaZero network (``GameSpec.feature_planes``)."""
-    reach_planes(board, role, out[:, :, 0:2])
     own = np.empty(N, np.int64)
     opp = np.empty(N, np.int64)
     queue = np.empty(N, np.int64)
@@ -314,8 +313,11 @@ def territory_planes(board, role, out):
     _queen_distance(board, BLACK - role, opp, queue)
     for c in range(N):
         y, x = c // W, c % W
-        out[y, x, 2] = 1 if board[c] == EMPTY and own[c] < opp[c] else 0
-        out[y, x, 3] = 1 if board[c] == EMPTY and opp[c] < own[c] else 0
+        empty = board[c] == EMPTY  # a queen's own cell is at distance 0, not 1
+        out[y, x, 0] = 1 if empty and own[c] == 1 else 0  # one queen move: the reach planes
+        out[y, x, 1] = 1 if empty and opp[c] == 1 else 0
+        out[y, x, 2] = 1 if empty and own[c] < opp[c] else 0
+        out[y, x, 3] = 1 if empty and opp[c] < own[c] else 0
 
 
 # ----------------------------------------------------------------------------- observation
