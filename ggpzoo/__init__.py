@@ -15,7 +15,7 @@ import pettingzoo as _pz
 
 from ggpzoo.envs import ENVS, registry_id
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 __all__ = ["ENVS", "REGISTERED", "registry_id", "__version__"]
 
 # PettingZoo's registry is new in 1.27; older releases have the classic modules only.

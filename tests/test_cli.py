@@ -77,7 +77,7 @@ def test_list(capsys):
     assert code == 0
     for name in ENVS:
         assert name in out
-    assert "86980" in out and "mcts:SIMULATIONS" in out
+    assert "86980" in out and "mcts:SIMULATIONS" in out and "gdl:tictactoe" in out
 
 
 def test_bench_is_ggpzoo_bench(capsys):

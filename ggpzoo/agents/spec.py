@@ -33,8 +33,9 @@ class AgentSpecError(ValueError):
 def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
 
-    ``env_name`` may be a GDL game (:class:`ggpzoo.gdl.Game`) instead: then ``random`` and
-    ``mcts`` / ``mcts:N`` / ``mcts:Ss`` (:class:`~ggpzoo.agents.GDLMCTSAgent`) are the agents.
+    ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
+    :class:`ggpzoo.gdl.Game`): then ``random`` and ``mcts`` / ``mcts:N`` / ``mcts:Ss``
+    (:class:`~ggpzoo.agents.GDLMCTSAgent`) are the agents.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -45,15 +46,16 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """
     from ggpzoo.agents.mcts import MCTSAgent
     from ggpzoo.agents.simple import GreedyAgent, RandomAgent
-    from ggpzoo.gdl.game import Game
+    from ggpzoo.gdl.spec import gdl_game
 
     text = spec.strip()
     kind, _, arg = text.partition(":")
     mcts = MCTSAgent
-    if isinstance(env_name, Game):
+    game = gdl_game(env_name)
+    if game is not None:
         from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 
-        mcts = GDLMCTSAgent  # the same specs, searching the GDL game's network
+        mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
         if text != "random" and kind != "mcts":
             raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
     try:

@@ -1,7 +1,8 @@
 """The ggpzoo games: their specs (the registry), and the PettingZoo-classic env modules.
 
 ``SPECS`` maps each env name to its :class:`~ggpzoo.envs.gamespec.GameSpec`: registering a game
-is one line in the tuple below. ``spec(name)`` looks one up without importing PettingZoo;
+is one line in the tuple below. ``spec(name)`` looks one up without importing PettingZoo
+(a name ``gdl:SHEET`` gives a GDL game's :class:`~ggpzoo.gdl.spec.GDLSpec`);
 ``from ggpzoo.envs import amazons_v0`` gives the env module (``env()``, ``raw_env``), and
 :mod:`ggpzoo` registers every entry with PettingZoo's registry as ``ggpzoo/<game>-v<N>``.
 """
@@ -31,12 +32,20 @@ SPECS = {
 ENVS = {name: s.env_module for name, s in SPECS.items()}
 
 
-def spec(name: str) -> GameSpec:
-    """The :class:`GameSpec` of env ``name``; ValueError naming the known envs otherwise."""
+def spec(name: str):
+    """The spec of env ``name``: a :class:`GameSpec`, or for ``gdl:SHEET`` (a sheet shipped in
+    ``ggpzoo/gdl/games/`` or a ``.kif`` path) a GDL game's
+    :class:`~ggpzoo.gdl.spec.GDLSpec`, whose ``kind`` is ``"gdl"``; ValueError naming the
+    known envs otherwise."""
     try:
         return SPECS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown environment {name!r}; known: {', '.join(SPECS)}") from None
+        pass
+    if isinstance(name, str) and name.startswith("gdl:"):
+        from ggpzoo.gdl.spec import gdl_spec
+
+        return gdl_spec(name)
+    raise ValueError(f"unknown environment {name!r}; known: {', '.join(SPECS)}, or gdl:SHEET (a GDL game)") from None
 
 
 def registry_id(name: str) -> str:
@@ -45,8 +54,12 @@ def registry_id(name: str) -> str:
 
 
 def load(name: str):
-    """The env module of ``name`` (``env()`` and ``raw_env``; imports PettingZoo)."""
-    return importlib.import_module(spec(name).env_module)
+    """The env module of ``name`` (``env()`` and ``raw_env``; imports PettingZoo); for a GDL
+    game, the same factories bound to its sheet (:meth:`~ggpzoo.gdl.spec.GDLSpec.module`)."""
+    s = spec(name)
+    if s.kind == "gdl":
+        return s.module()
+    return importlib.import_module(s.env_module)
 
 
 def __getattr__(name):  # lazy `from ggpzoo.envs import amazons_v0`

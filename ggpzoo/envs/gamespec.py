@@ -19,6 +19,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
+from typing import ClassVar
 
 import numpy as np
 
@@ -75,6 +76,11 @@ class GameSpec:
             ``rl_environment`` and ``"pyspiel"`` one timed through its C++ state API, each
             ``(game, params, actions per turn)``; ``"chess"`` a PettingZoo classic env name.
     """
+
+    # What kind of game: "kernel" (a rules kernel; this class) or "gdl" (a rule sheet,
+    # :class:`ggpzoo.gdl.spec.GDLSpec`). Tools that take both ask this.
+    kind: ClassVar[str] = "kernel"
+    agents: ClassVar[tuple[str, ...]] = AGENTS
 
     name: str
     kernel: ModuleType

@@ -2,16 +2,20 @@
 
 ``load(path_or_text)`` reads and checks a rule sheet in KIF and returns a
 :class:`~ggpzoo.gdl.game.Game`; ``env(path)`` / ``raw_env(path)`` wrap it as an AEC env and
-``parallel_env(path)`` as a Parallel env.
+``parallel_env(path)`` as a Parallel env. ``spec("gdl:tictactoe")`` (also
+:func:`ggpzoo.envs.spec`) is the game's :class:`~ggpzoo.gdl.spec.GDLSpec`, the name every
+``--env`` option takes. The env factories import PettingZoo on first use; loading a sheet
+does not.
 """
 
-from ggpzoo.gdl.envs import env, parallel_env, raw_env
+import os as _os
+
 from ggpzoo.gdl.game import Game, load
+from ggpzoo.gdl.spec import GDLSpec
+from ggpzoo.gdl.spec import gdl_spec as spec
 from ggpzoo.gdl.syntax import GDLError
 
-__all__ = ["GAMES_DIR", "GDLError", "Game", "env", "game_path", "load", "parallel_env", "raw_env"]
-
-import os as _os
+__all__ = ["GAMES_DIR", "GDLError", "GDLSpec", "Game", "env", "game_path", "load", "parallel_env", "raw_env", "spec"]
 
 GAMES_DIR = _os.path.join(_os.path.dirname(__file__), "games")
 
@@ -21,5 +25,13 @@ def game_path(name: str) -> str:
     p = _os.path.join(GAMES_DIR, name if name.endswith(".kif") else name + ".kif")
     if not _os.path.exists(p):
         names = sorted(f[:-4] for f in _os.listdir(GAMES_DIR) if f.endswith(".kif"))
-        raise ValueError(f"no shipped GDL game {name!r}; shipped: {', '.join(names)}")
+        raise ValueError(f"no shipped GDL game {name!r}; shipped: {', '.join(names)} (or give a .kif path)")
     return p
+
+
+def __getattr__(name):  # the env factories, imported (with PettingZoo) on first use
+    if name in ("env", "raw_env", "parallel_env"):
+        from ggpzoo.gdl import envs
+
+        return getattr(envs, name)
+    raise AttributeError(f"module 'ggpzoo.gdl' has no attribute {name!r}")

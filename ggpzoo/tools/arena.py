@@ -65,17 +65,19 @@ class GameRecord:
 
 
 def _raw_env(env, max_steps: int | None = None):
-    """A raw env from an env name, a GDL game (:class:`ggpzoo.gdl.Game`) or an env."""
-    from ggpzoo.gdl.game import Game
+    """A raw env from an env name (``gdl:SHEET`` for a GDL game), a GDL game
+    (:class:`ggpzoo.gdl.Game`) or an env."""
+    from ggpzoo.gdl.spec import gdl_game
 
-    if isinstance(env, str):
-        return load(env).raw_env(max_steps=max_steps)
-    if isinstance(env, Game):
+    game = gdl_game(env)
+    if game is not None:
         from ggpzoo.gdl.envs import raw_env
 
-        if len(env.roles) != 2:
-            raise ValueError(f"the arena plays two-player games; {env.name} has roles {env.roles}")
-        return raw_env(env, max_steps=max_steps)
+        if len(game.roles) != 2:
+            raise ValueError(f"the arena plays two-player games; {game.name} has roles {', '.join(game.roles)}")
+        return raw_env(game, max_steps=max_steps)
+    if isinstance(env, str):
+        return load(env).raw_env(max_steps=max_steps)
     return env.unwrapped
 
 
@@ -363,8 +365,8 @@ def round_robin(
 ) -> ArenaResult:
     """Every pair of ``agents`` plays ``games`` games of ``env_name``, colours alternating.
 
-    ``env_name``: an env name, or a two-role GDL game (:class:`ggpzoo.gdl.Game`; the table
-    then names it ``gdl_<sheet>_v0``).
+    ``env_name``: an env name (``gdl:SHEET`` for a two-role GDL game), or a loaded GDL game
+    (:class:`ggpzoo.gdl.Game`; the table then names it ``gdl:<sheet>``).
 
     Agent names must differ (they key the table). Each game reseeds both agents from
     ``(seed, pair, game)``, so a tournament with simulation budgets is reproducible.
@@ -392,7 +394,8 @@ def round_robin(
             raise ValueError(f"pairs must not repeat a pair, got {pairs}")
     env = _raw_env(env_name, max_steps=max_steps)
     if not isinstance(env_name, str):
-        env_name = env.metadata["name"]
+        game = getattr(env, "game", None)
+        env_name = f"gdl:{game.name}" if game is not None else env.metadata["name"]
     records = []
     bar = Progress(len(pairs) * games, f"arena {env_name}", enabled=progress)
     with bar:

@@ -24,8 +24,8 @@ EPILOG = f"""examples:
   python -m ggpzoo list
   python -m ggpzoo bench --env {_E[0]} --seconds 5
   python -m ggpzoo arena --env {_E[2 % len(_E)]} --agents random,greedy,mcts:200 --games 20
-  python -m ggpzoo arena --gdl tictactoe --agents random,mcts:200 --games 20
-  python -m ggpzoo train --gdl tictactoe --minutes 5 --eval-every 1 --out runs
+  python -m ggpzoo arena --env gdl:tictactoe --agents random,mcts:200 --games 20
+  python -m ggpzoo train --env gdl:tictactoe --minutes 5 --eval-every 1 --out runs
   python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
   python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
 
@@ -77,9 +77,30 @@ def _positive_float(text: str) -> float:
 
 
 def _env_name(text: str) -> str:
+    """A hand-written game's env name (``--env`` of play and replay)."""
     if text not in ENVS:
         raise argparse.ArgumentTypeError(f"unknown env {text!r}; choose from {', '.join(ENVS)}")
     return text
+
+
+def _any_env_name(text: str) -> str:
+    """An env name, or ``gdl:SHEET`` for a two-role GDL game (``--env`` of arena and train)."""
+    if not text.startswith("gdl:"):
+        return _env_name(text)
+    from ggpzoo.envs import spec
+
+    try:
+        agents = spec(text).agents
+    except ValueError as e:  # GDLError is one: a sheet that cannot be read or checked
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if len(agents) != 2:
+        raise argparse.ArgumentTypeError(f"{text} has roles {', '.join(agents)}; a two-role game is needed")
+    return text
+
+
+def _gdl_sheet(text: str) -> str:
+    """``--gdl SHEET``: the env name ``gdl:SHEET``."""
+    return _any_env_name("gdl:" + text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,11 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     game = arena.add_mutually_exclusive_group(required=True)
-    game.add_argument("--env", type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game.add_argument("--env", type=_any_env_name, help=f"one of: {', '.join(ENVS)}; or gdl:SHEET, a two-role GDL game")
     game.add_argument(
         "--gdl",
         metavar="SHEET",
-        help="a two-role GDL game instead: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
+        type=_gdl_sheet,
+        help="the same as --env gdl:SHEET: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
         f"its agents: {GDL_SPEC_HELP}",
     )
     arena.add_argument("--agents", required=True, help=f"comma-separated agent specs, at least two: {SPEC_HELP}")
@@ -193,11 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
         "eval.csv, checkpoints, model.zip, policy.json/.pt, summary.json.",
     )
     game = train.add_mutually_exclusive_group(required=True)
-    game.add_argument("--env", type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    game.add_argument("--env", type=_any_env_name, help=f"one of: {', '.join(ENVS)}; or gdl:SHEET, a two-role GDL game")
     game.add_argument(
         "--gdl",
         metavar="SHEET",
-        help="a two-role GDL game instead: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
+        type=_gdl_sheet,
+        help="the same as --env gdl:SHEET: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
         "it trains an MLP on the fluent vector through SingleAgentEnv games; opponents: random, mcts:N",
     )
     train.add_argument("--minutes", type=_positive_float, default=30.0, help="minutes of training (default 30)")
@@ -232,6 +255,10 @@ def _list(args) -> int:
         obs = f"({k.H}, {k.W}, {raw.num_planes}) {np.dtype(raw.obs_dtype).name}"
         doc = (raw.__doc__ or "").strip().splitlines()[0]
         print(f"{name:<21} {registry_id(name):<28} {raw.num_actions:>8}  {obs:<22} {doc}")
+    from ggpzoo.gdl import GAMES_DIR
+
+    sheets = sorted(f[:-4] for f in os.listdir(GAMES_DIR) if f.endswith(".kif"))
+    print(f"\nGDL games (--env gdl:SHEET, or gdl:PATH.kif for any sheet): {', '.join('gdl:' + s for s in sheets)}")
     print(f"\nagents: {SPEC_HELP}")
     return 0
 
@@ -260,7 +287,7 @@ def _arena(args) -> int:
         anchor = specs.index(args.anchor)
     for path in (args.csv, args.json):
         _check_writable(path)
-    env = args.env if args.gdl is None else _gdl_game(args.gdl)
+    env = args.env or args.gdl
     agents = _make_agents(specs, env, args.seed)
     progress = False if args.no_progress else None
     result = round_robin(
@@ -274,19 +301,6 @@ def _arena(args) -> int:
         result.write_json(args.json)
         print(f"wrote {args.json}")
     return 0
-
-
-def _gdl_game(sheet: str):
-    """The two-role GDL game of ``--gdl``: a ``.kif`` path, or the name of a shipped sheet."""
-    from ggpzoo import gdl
-
-    path = sheet if sheet.endswith(".kif") or os.sep in sheet or "/" in sheet else gdl.game_path(sheet)
-    if not os.path.isfile(path):
-        raise CLIError(f"no such GDL sheet: {path}")
-    game = gdl.load(path)
-    if len(game.roles) != 2:
-        raise CLIError(f"the arena plays two-player games; {game.name} has roles {', '.join(game.roles)}")
-    return game
 
 
 def _check_writable(path: str | None) -> None:
@@ -378,7 +392,7 @@ def _train(args) -> int:
             overrides[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
-    game = args.env if args.gdl is None else _gdl_game(args.gdl)
+    game = args.env or args.gdl
     summary = train(
         game,
         out=args.out,

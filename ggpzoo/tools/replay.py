@@ -62,6 +62,11 @@ def check_game(data: dict, where: str = "the game") -> dict:
     if not isinstance(data, dict) or "env" not in data:
         raise ValueError(f"{where} is not a game: a JSON object with 'env' and 'actions' (or 'moves')")
     name = data["env"]
+    if isinstance(name, str) and name.startswith("gdl:"):
+        raise ValueError(
+            f"{where} is a game of {name}, a GDL game: replay checks and draws the hand-written games only "
+            "(the file lists the GDL game's moves as GDL text)"
+        )
     if not isinstance(name, str) or name not in ENVS:
         raise ValueError(f"{where}: unknown environment {name!r}; known: {', '.join(ENVS)}")
     env = load(name).raw_env()

@@ -446,7 +446,7 @@ class SingleAgentEnv(gym.Env):
 
     Args:
         env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`), a
-            two-role GDL game (:class:`ggpzoo.gdl.Game`, built as ``gdl.env(game)`` in the
+            two-role GDL game (``"gdl:SHEET"`` or a loaded :class:`ggpzoo.gdl.Game`, built as ``gdl.env(game)`` in the
             reward wrapper ``reward``) or an AEC env (e.g.
             ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``, or a GDL env, whose
             observation's ``planes`` are left out: the learner sees the fluent vector).
@@ -487,9 +487,10 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"learner must be one of {SIDES}, got {learner!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        from ggpzoo.gdl.game import Game
+        from ggpzoo.gdl.spec import gdl_game
 
-        if isinstance(env, Game):
+        game = gdl_game(env)  # a GDL game: named gdl:SHEET, or loaded
+        if game is not None:
             if decompose or shaping or reach_planes:
                 raise ValueError(
                     "decompose, shaping and reach_planes apply to the hand-written games; a GDL game takes reward, "
@@ -497,7 +498,7 @@ class SingleAgentEnv(gym.Env):
                 )
             from ggpzoo.gdl.envs import env as gdl_env
 
-            env = reward_wrapper(gdl_env(env, render_mode=render_mode, **(env_kwargs or {})), reward)
+            env = reward_wrapper(gdl_env(game, render_mode=render_mode, **(env_kwargs or {})), reward)
         elif isinstance(env, str):
             env = make_aec_env(
                 env,

@@ -5,7 +5,7 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # go on
 
 or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
-trains too (``python -m ggpzoo train --gdl tictactoe``, ``train(gdl.load(path))``): an MLP
+trains too (``python -m ggpzoo train --env gdl:tictactoe``, ``train("gdl:tictactoe")``): an MLP
 on its fluent vector through :class:`~ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv` (batched,
 against random play) or :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games (other
 opponents; :func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
@@ -78,15 +78,22 @@ GDL_RECIPE: dict = {
 VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
 
 
-def _is_gdl(name) -> bool:
-    from ggpzoo.gdl.game import Game
+def _gdl(name):
+    """The GDL game ``name`` names (``gdl:SHEET``, or a loaded :class:`ggpzoo.gdl.Game`), or
+    None for a hand-written game."""
+    from ggpzoo.gdl.spec import gdl_game
 
-    return isinstance(name, Game)
+    return gdl_game(name)
+
+
+def _is_gdl(name) -> bool:
+    return _gdl(name) is not None
 
 
 def run_name(name) -> str:
     """The folder name of a run: the env name, or ``gdl_SHEET`` for a GDL game."""
-    return f"gdl_{name.name}" if _is_gdl(name) else name
+    game = _gdl(name)
+    return f"gdl_{game.name}" if game is not None else name
 
 
 def recipe(name, **overrides) -> dict:
@@ -97,7 +104,8 @@ def recipe(name, **overrides) -> dict:
         k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
         for k, v in DEFAULT_RECIPE.items()
     }
-    gdl = _is_gdl(name)
+    game = _gdl(name)
+    gdl = game is not None
     for source in (GDL_RECIPE if gdl else dict(_spec(name).recipe), overrides):
         unknown = set(source) - set(DEFAULT_RECIPE)
         if unknown:
@@ -106,8 +114,8 @@ def recipe(name, **overrides) -> dict:
     if r["policy"] not in ("mlp", "cell"):
         raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
     if gdl:
-        if len(name.roles) != 2:
-            raise ValueError(f"training needs a two-player game; {name.name} has roles {', '.join(name.roles)}")
+        if len(game.roles) != 2:
+            raise ValueError(f"training needs a two-player game; {game.name} has roles {', '.join(game.roles)}")
         wrong = [
             f"{k}={r[k]!r}"
             for k, ok in (
@@ -144,7 +152,7 @@ def make_env(name, r: dict, seed: int):
     opponents = list(r["opponents"])
     if _is_gdl(name):
         return gdl_vec_env(
-            name,
+            _gdl(name),
             r["n_envs"],
             opponents,
             [r["opponents"][o] for o in opponents],
@@ -257,11 +265,12 @@ def train(
     comes first), evaluating every ``eval_every`` minutes against ``eval_opponents``
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
     (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play, random play
-    alone for a GDL game). ``name`` is an env name or a two-player :class:`ggpzoo.gdl.Game`
-    (whose run is ``OUT/gdl_SHEET``: games through :func:`gdl_vec_env`, evaluations through
-    :func:`ggpzoo.training.single_agent.evaluate`). ``resume`` goes on from ``OUT/NAME/checkpoint.zip``: the clock,
-    the steps, the optimizer and the snapshot pool carry on. ``log`` gets each line of
-    progress (default: printed). Returns the summary."""
+    alone for a GDL game). ``name`` is an env name: ``gdl:SHEET`` (or a loaded
+    :class:`ggpzoo.gdl.Game`) for a two-player GDL game, whose run is ``OUT/gdl_SHEET``
+    (games through :func:`gdl_vec_env`, evaluations through
+    :func:`ggpzoo.training.single_agent.evaluate`). ``resume`` goes on from
+    ``OUT/NAME/checkpoint.zip``: the clock, the steps, the optimizer and the snapshot pool
+    carry on. ``log`` gets each line of progress (default: printed). Returns the summary."""
     import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
@@ -277,6 +286,8 @@ def train(
     from ggpzoo.training import selfplay, single_agent
 
     gdl = _is_gdl(name)
+    if gdl:
+        name = _gdl(name)  # the loaded game, read once
     tag_name = run_name(name)
     if eval_opponents is None:
         eval_opponents = ("random",) if gdl else ("random", "greedy")

@@ -1,0 +1,103 @@
+"""A GDL game as one more kind of game: ``gdl:SHEET`` names it wherever an env name goes."""
+
+import json
+
+import pytest
+
+import ggpzoo.envs
+from ggpzoo import gdl
+from ggpzoo.agents import GDLMCTSAgent, RandomAgent, make_agent
+from ggpzoo.envs import spec
+from ggpzoo.gdl.spec import GDLSpec, gdl_game
+from ggpzoo.tools.arena import round_robin
+from ggpzoo.tools.cli import main
+
+
+def test_spec_of_a_shipped_sheet_and_of_a_path_agree():
+    s = spec("gdl:tictactoe")
+    assert isinstance(s, GDLSpec) and s.kind == "gdl" and spec("amazons_v0").kind == "kernel"
+    assert s is spec("gdl:tictactoe")  # cached: one load per sheet
+    assert s.agents == ("xplayer", "oplayer") and s.sheet == "tictactoe" and s.label == "gdl_tictactoe"
+    game = gdl.load(gdl.game_path("tictactoe"))
+    assert s.action_counts == {r: len(game.actions[r]) for r in game.roles}
+    assert s.num_fluents == len(game.fluents)
+    by_path = spec("gdl:" + gdl.game_path("tictactoe"))
+    assert by_path.path == s.path and by_path.agents == s.agents
+    assert spec("amazons_v0").agents == ("white", "black")
+
+
+def test_env_factories_are_bound_to_the_sheet():
+    module = ggpzoo.envs.load("gdl:connect_four")
+    raw = module.raw_env(max_steps=3)
+    assert raw.game is spec("gdl:connect_four").game and raw.max_steps == 3
+    wrapped = module.env()
+    wrapped.reset()
+    assert wrapped.agents == list(spec("gdl:connect_four").agents)
+    assert spec("gdl:connect_four").env_factory()().unwrapped.game is raw.game
+    par = module.parallel_env()
+    obs, _ = par.reset()
+    assert set(obs) == set(raw.possible_agents)
+
+
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        ("gdl:nope", "no shipped GDL game 'nope'; shipped: .*tictactoe"),
+        ("gdl:missing/x.kif", "no such GDL file"),
+        ("gdl:", "a GDL game is named gdl:SHEET"),
+        ("nope_v0", r"unknown environment 'nope_v0'; known: .*gdl:SHEET"),
+    ],
+)
+def test_bad_names_say_what_is_wrong(name, match):
+    with pytest.raises(ValueError, match=match):
+        spec(name)
+
+
+def test_a_sheet_that_breaks_gdl_is_refused_by_name(tmp_path):
+    bad = tmp_path / "bad.kif"
+    bad.write_text("(role a) (role b) (<= (legal a ?x) (true (p)))")  # ?x unsafe
+    with pytest.raises(gdl.GDLError, match="unsafe|safe"):
+        _ = spec(f"gdl:{bad}").agents  # the sheet is read on first use
+
+
+def test_gdl_game_takes_every_form_and_nothing_else():
+    s = spec("gdl:tictactoe")
+    assert gdl_game("gdl:tictactoe") is s.game and gdl_game(s) is s.game and gdl_game(s.game) is s.game
+    assert gdl_game("skirmish_v0") is None and gdl_game(None) is None
+
+
+def test_agents_and_arena_take_the_name():
+    agent = make_agent("mcts:30", "gdl:tictactoe", seed=0)
+    assert isinstance(agent, GDLMCTSAgent) and agent.game is spec("gdl:tictactoe").game
+    with pytest.raises(ValueError, match="a GDL game takes"):
+        make_agent("greedy", "gdl:tictactoe")
+    result = round_robin("gdl:tictactoe", [RandomAgent(0), agent], games=2, seed=0, progress=False)
+    assert result.env == "gdl:tictactoe" and len(result.games) == 2
+    assert all(g.moves[0].startswith("(mark ") for g in result.games)
+
+
+def _exit_code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as e:  # argparse's errors
+        return e.code
+
+
+def test_cli_takes_env_gdl_and_refuses_what_it_cannot_play(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    argv = ["arena", "--env", "gdl:tictactoe", "--agents", "random,mcts:20", "--games", "2", "--no-progress"]
+    assert main(argv + ["--json", str(out)]) == 0
+    assert json.loads(out.read_text())["env"] == "gdl:tictactoe"
+    capsys.readouterr()
+    # replay draws the hand-written games: a GDL arena file is refused with the reason
+    assert _exit_code(["replay", "--load", str(out)]) != 0
+    assert "a GDL game" in capsys.readouterr().err
+    three = tmp_path / "three.kif"
+    three.write_text(
+        "(role a) (role b) (role c) (init (s 0)) (<= (legal ?r go) (role ?r)) (<= (next (s 1)) (true (s 0)))"
+        " (<= terminal (true (s 1))) (<= (goal ?r 50) (role ?r))"
+    )
+    assert _exit_code(["arena", "--env", f"gdl:{three}", "--agents", "random,mcts", "--no-progress"]) != 0
+    assert "a two-role game is needed" in capsys.readouterr().err
+    assert _exit_code(["play", "--env", "gdl:tictactoe"]) != 0
+    assert "unknown env" in capsys.readouterr().err
