@@ -101,3 +101,12 @@ def test_cli_takes_env_gdl_and_refuses_what_it_cannot_play(tmp_path, capsys):
     assert "a two-role game is needed" in capsys.readouterr().err
     assert _exit_code(["play", "--env", "gdl:tictactoe"]) != 0
     assert "unknown env" in capsys.readouterr().err
+
+
+def test_bench_env_gdl_is_bench_gdl(capsys):
+    argv = ["--seconds", "0.05", "--no-exact", "--batch", "0"]
+    assert main(["bench", "--env", "gdl:tictactoe", *argv]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].startswith("tictactoe ") and "atoms" in out
+    assert main(["bench", "--env=gdl:connect_four", *argv]) == 0
+    assert "connect_four " in capsys.readouterr().out

@@ -249,7 +249,11 @@ MAX_BATCHED = 1 << 16  # games at once: amazons_v0 keeps 20 kB of legal ids per 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ggpzoo.tools.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="all", help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}")
+    parser.add_argument(
+        "--env",
+        default="all",
+        help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}; gdl:SHEET is bench --gdl SHEET",
+    )
     parser.add_argument(
         "--seconds", type=float, default=None, help="timed seconds per env (default 5; with --train 60 per path)"
     )
