@@ -25,11 +25,17 @@ __all__ = ["Agent", "seeded_rng"]
 
 
 def seeded_rng(seed) -> np.random.Generator:
-    """``np.random.default_rng(seed)`` for ``seed`` None or a non-negative integer; anything
-    else (a float, a bool, a negative number) is a ValueError naming it."""
-    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
-    return np.random.default_rng(seed)
+    """``np.random.default_rng(seed)`` for ``seed`` None or a seed the engine takes (an integer
+    in 0..2**63 - 1, :func:`ggpzoo.engine.batch._seed`); anything else (a float, a bool, a
+    negative number) is a ValueError naming it."""
+    if seed is None:
+        return np.random.default_rng()
+    from ggpzoo.engine.batch import _seed
+
+    try:
+        return np.random.default_rng(_seed(seed))
+    except ValueError:
+        raise ValueError(f"seed must be None or a non-negative integer below 2**63, got {seed!r}") from None
 
 
 class Agent:
