@@ -4,12 +4,12 @@
 :class:`~ggpzoo.gdl.game.Game`; ``env(path)`` / ``raw_env(path)`` wrap it as an AEC env and
 ``parallel_env(path)`` as a Parallel env. ``spec("gdl:tictactoe")`` (also
 :func:`ggpzoo.envs.spec`) is the game's :class:`~ggpzoo.gdl.spec.GDLSpec`, the name every
-``--env`` option takes. The env factories import PettingZoo on first use; loading a sheet
-does not.
+``--env`` option takes.
 """
 
 import os as _os
 
+from ggpzoo.gdl.envs import env, parallel_env, raw_env
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.spec import GDLSpec
 from ggpzoo.gdl.spec import gdl_spec as spec
@@ -27,11 +27,3 @@ def game_path(name: str) -> str:
         names = sorted(f[:-4] for f in _os.listdir(GAMES_DIR) if f.endswith(".kif"))
         raise ValueError(f"no shipped GDL game {name!r}; shipped: {', '.join(names)} (or give a .kif path)")
     return p
-
-
-def __getattr__(name):  # the env factories, imported (with PettingZoo) on first use
-    if name in ("env", "raw_env", "parallel_env"):
-        from ggpzoo.gdl import envs
-
-        return getattr(envs, name)
-    raise AttributeError(f"module 'ggpzoo.gdl' has no attribute {name!r}")

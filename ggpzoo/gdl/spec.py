@@ -15,7 +15,7 @@ and asks the spec instead of testing what kind of object it was given::
 
 Loading a sheet reads, checks and (for the fixed action lists) grounds it, so specs are
 cached by sheet path: every ``spec("gdl:tictactoe")`` is the same object, with one
-:class:`~ggpzoo.gdl.game.Game`. Building the spec imports no PettingZoo; its env factories do.
+:class:`~ggpzoo.gdl.game.Game` (a sheet edited on disk is read again by a new process).
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ class GDLSpec:
     Args:
         name: the env name, ``"gdl:SHEET"`` as the user gave it (a shipped sheet's name or
             a path), which :func:`ggpzoo.envs.spec` maps back to this spec.
-        path: the ``.kif`` file.
+        path: the ``.kif`` file (empty for the spec of a game loaded from text, see
+            :func:`gdl_spec`).
     """
 
     kind: ClassVar[str] = "gdl"
@@ -103,7 +104,7 @@ class GDLSpec:
 
     # ------------------------------------------------------------------ env
     def raw_env(self, **kwargs):
-        """:class:`ggpzoo.gdl.envs.raw_env` of this game (imports PettingZoo)."""
+        """:class:`ggpzoo.gdl.envs.raw_env` of this game."""
         from ggpzoo.gdl.envs import raw_env
 
         return raw_env(self.game, **kwargs)
