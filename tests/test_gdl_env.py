@@ -158,6 +158,23 @@ def test_compiled_matches_exact(name, n_games):
 
 def test_compiled_matches_exact_simultaneous():
     assert _lockstep(gdl.load(RPS), 5, seed=1) == 5
+    assert _lockstep(game("rps_fold"), 20, seed=1) == 20 * 3  # the shipped simultaneous sheet: three rounds
+
+
+def test_rps_fold_scores_rounds_and_the_match():
+    env = gdl.raw_env(game("rps_fold"))
+    env.reset()
+    for left, right in [("rock", "fold"), ("fold", "fold"), ("scissors", "rock")]:
+        assert env.agent_selection == "left"
+        env.step(env.term_to_action(left))
+        env.step(env.term_to_action(right))
+    assert env.is_game_over() and env.rewards == {"left": 0.0, "right": 0.0}  # one round each
+    assert env.infos == {"left": {"goal": 50}, "right": {"goal": 50}}
+    env.reset()
+    for left, right in [("paper", "rock"), ("fold", "fold"), ("rock", "rock")]:
+        env.step(env.term_to_action(left))
+        env.step(env.term_to_action(right))
+    assert env.rewards == {"left": 1.0, "right": -1.0} and env.infos["left"]["goal"] == 100
 
 
 STATIC_LEGAL = """

@@ -1,6 +1,7 @@
 """The MCTS agent on GDL games (ggpzoo.agents.gdl_mcts) and GDL games in the arena: wins and
 blocks in one on hand-drawn positions of the shipped sheets, strength against random,
-reproducibility, the arena and its command line, and the refusals."""
+reproducibility, the arena and its command line, and the refusals. Simultaneous moves (decoupled
+UCT): tests/test_gdl_mcts_simultaneous.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from ggpzoo import gdl
 from ggpzoo.agents import GDLMCTSAgent, RandomAgent, make_agent
-from ggpzoo.agents.gdl_mcts import SimultaneousMoveError, state_from_fluents
+from ggpzoo.agents.gdl_mcts import state_from_fluents
 from ggpzoo.agents.spec import AgentSpecError
 from ggpzoo.tools.arena import play_game, round_robin
 from ggpzoo.tools.cli import main
@@ -226,18 +227,22 @@ def test_bad_input_is_a_clear_error():
         make_agent("mcts:zero", g)
 
 
-def test_simultaneous_moves_are_refused():
+def test_simultaneous_moves_are_searched():
+    """Decoupled UCT (tests/test_gdl_mcts_simultaneous.py has the details): at a state where
+    both roles choose, and in a tree that reaches one below a turn."""
     rps = gdl.load(RPS, name="rps")
     env = gdl.raw_env(rps)
     env.reset()
-    with pytest.raises(SimultaneousMoveError, match="roles left, right choose a move at the same time"):
-        GDLMCTSAgent(rps, simulations=10).act(env)
+    agent = GDLMCTSAgent(rps, simulations=30, seed=0)
+    assert agent.act(env) in env.legal_actions() and agent.last_search["simulations"] == 30
+    env.step(agent.act(env))
+    assert env.agent_selection == "right" and agent.act(env) in env.legal_actions()
     later = gdl.load(TURN_THEN_SIMULTANEOUS, name="later")
     env = gdl.raw_env(later)
     env.reset()
-    agent = GDLMCTSAgent(later, simulations=10)
-    with pytest.raises(SimultaneousMoveError, match="decoupled UCT"):
-        agent.act(env)
+    agent = GDLMCTSAgent(later, simulations=50, seed=0)
+    assert env.action_to_term(agent.act(env)) in ("a", "b")
+    assert agent.last_search["nodes"] > 3  # the root, its two children, and joint moves below
     # the network is left usable: the env plays on
     env.step(env.term_to_action("a"))
     assert env.agent_selection == "left" and list(env.legal_terms()) == ["a", "b"]

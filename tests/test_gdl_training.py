@@ -149,6 +149,24 @@ def test_simultaneous_game_against_random():
     assert set(rewards) == {-1.0, 0.0, 1.0}
 
 
+def test_simultaneous_game_against_mcts_hides_the_learners_choice():
+    """In rps_fold the learner (left) chooses first and the MCTS opponent (right) after it, in
+    the same step: were the learner's pending "rock" visible, right would answer paper and win
+    every game. It searches from the state before the step, so it wins about a third of the
+    rounds against always-rock, like any blind player."""
+    g = game("rps_fold")
+    env = SingleAgentEnv(g, opponent="mcts:50", learner="white")
+    rock = gdl.raw_env(g).term_to_action("rock", role="left")
+    outcomes = []
+    for episode in range(20):
+        env.reset(seed=episode)
+        terminated = False
+        while not terminated:
+            _, reward, terminated, _, info = env.step(rock)
+        outcomes.append(info["outcome"])
+    assert outcomes.count(-1) <= 14 and outcomes.count(-1) + outcomes.count(0) < 20
+
+
 def test_bad_input_gives_clear_errors():
     g = game("tictactoe")
     with pytest.raises(ValueError, match="'greedy' cannot play the GDL game tictactoe"):

@@ -6,7 +6,7 @@
 * :class:`MCTSAgent` - UCT with random rollouts on the rules kernel, in numba, with a
   budget in simulations or seconds (from the game state).
 * :class:`GDLMCTSAgent` - the same search on a GDL game's compiled network
-  (:mod:`ggpzoo.agents.gdl_mcts`; games where one role chooses at a time).
+  (:mod:`ggpzoo.agents.gdl_mcts`; decoupled UCT where several roles choose at once).
 * :class:`SB3Agent` - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
 * :class:`GumbelAZAgent` - a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`), alone
   or with batched Gumbel search (:mod:`ggpzoo.agents.gumbel`; ``train`` extra).

@@ -2,12 +2,25 @@
 
 The search of :mod:`ggpzoo.agents.mcts` (same node table, expansion order, UCT rule,
 budgets and answer), played on :class:`ggpzoo.gdl.propnet.Propnet` instead of a
-hand-written kernel. A GDL step is a joint move, one move per role; here a tree node is a
-state where exactly one role has a choice (more than one legal move), its children are
-that role's moves, and the roles with one legal move (``noop``) play it. Joint moves in
-which no role has a choice are played through, as the AEC env plays them
+hand-written kernel, with decoupled UCT where roles move at once. A GDL step is a joint
+move, one move per role; a tree node is a state where at least one role has a choice
+(more than one legal move), and the roles with one legal move (``noop``) play it. Joint
+moves in which no role has a choice are played through, as the AEC env plays them
 (:mod:`ggpzoo.gdl.envs`). A state is over when the sheet says ``terminal`` or when some
 role has no legal move (the env's rule too).
+
+* **One role chooses** (turn-taking games: tic-tac-toe, connect four, breakthrough, the GDL
+  editions of the hand-written games): a UCT node exactly as in :mod:`ggpzoo.agents.mcts`;
+  its children are that role's moves.
+* **Several roles choose at once** (simultaneous moves): decoupled UCT (DUCT, the usual
+  approach of GGP players such as CadiaPlayer and Sancho; Lanctot et al., "Monte Carlo Tree Search in
+  Simultaneous Move Games"). Each choosing role keeps its own statistics, visits and the
+  sum of its own values, per legal move of its own; each simulation picks each role's
+  move independently (a move it has not tried yet, else UCT on its statistics, and once
+  in ``EXPLORE`` picks a random move, which keeps two roles of a symmetric game from
+  mirroring each other for good); the children are indexed by the joint move, made when
+  a joint move is first played; the backup adds each role's own value to the move it
+  played. The answer at such a root is the most visited of the asked role's moves.
 
 Values come from the sheet's goals at the end of a rollout, for the role that chose each
 move (``value=``, each in [0, 1]; "the best other" is the highest goal of the other roles):
@@ -17,22 +30,28 @@ move (``value=``, each in [0, 1]; "the best other" is the highest goal of the ot
 * ``"margin"``: ``1/2 + (own goal - best other) / 200``;
 * ``"goal"``: the role's own goal / 100 (what a GGP player maximises).
 
-Rollouts play uniformly random joint moves (each role a random legal move), so they run
-through simultaneous moves too. **Simultaneous choices inside the tree are refused**: a
-search that reaches a state where two or more roles have a choice raises
-:class:`SimultaneousMoveError` (a ValueError) naming the roles; a correct search there
-needs one statistic per role and move (decoupled UCT), which this agent does not have.
-Turn-taking games, the usual case (tic-tac-toe, connect four, breakthrough, the GDL editions
-of the hand-written games), never reach one.
+Rollouts play uniformly random joint moves (each role a random legal move).
+
+In the AEC env the roles with a choice act one after the other and the joint move is
+applied when all have chosen; until then ``env.unwrapped.get_state()`` is the state
+before it, and the choices made so far are kept apart (not in the state). ``act(env)``
+searches from that state for ``agent_selection``, so a role never sees what the roles
+before it chose in the same step: it plays the simultaneous game, not a turn-taking one.
 
 >>> from ggpzoo import gdl
 >>> env = gdl.raw_env(gdl.game_path("tictactoe")); env.reset()
 >>> agent = GDLMCTSAgent(env.game, simulations=50, seed=0)
 >>> int(agent.act(env)) in env.legal_actions()
 True
+>>> rps = gdl.load(gdl.game_path("rps_fold"))   # both roles throw at once
+>>> env = gdl.raw_env(rps); env.reset()
+>>> env.action_to_term(GDLMCTSAgent(rps, simulations=300, seed=0).act(env)) in ("rock", "paper", "scissors")
+True
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -74,11 +93,28 @@ __all__ = ["GDLMCTSAgent", "SimultaneousMoveError", "state_from_fluents"]
 
 # What a state is to the search (``_status``), and why a search stopped (``_search``).
 CHOICE, TERMINAL_STATE, FORCED, SIMULTANEOUS = 0, 1, 2, 3
-OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED, BAD_ROOT = 0, -1, -2, -3, -4
+OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED, BAD_ROOT, TOO_MANY_JOINT = 0, -1, -2, -3, -4, -5
+
+# Decoupled UCT. ``ext[node]`` (int64, one row per node, beside the node table) holds
+# ``BLOCK``: the offset of the node's block in the edge tables if several roles choose
+# there (a simultaneous node), else -1; and ``JOINT``: for a child of a simultaneous node,
+# the joint move that leads to it, else -1. A block at offset ``o`` is, for R roles,
+# ``eint[o + r]`` = role r's legal count ``n_r`` (1 for a role without a choice), then
+# each role's legal ids in turn, sorted, with ``estat[i] = (visits, value sum)`` for the
+# role's move ``eint[i]`` (the value is that role's). A joint move is the mixed-radix
+# number of the roles' move indices (role 0 the lowest digit, role r's radix n_r).
+BLOCK, JOINT = 0, 1
+MAX_JOINT = 2**62  # joint moves a simultaneous node can index
+# At a simultaneous node each role plays a random move once in EXPLORE picks (and UCT ties
+# are broken at random). In a symmetric game both roles often hold the same statistics, and
+# picking by UCT alone they would then pick the same move again and again: mirrored play,
+# every result a draw, every move (a losing one too) worth 1/2, for good.
+EXPLORE = 20
 
 
 class SimultaneousMoveError(ValueError):
-    """The search met a state where two or more roles choose a move at once."""
+    """Kept for code that catches it: until 0.7.0 the agent raised it at a state where two or
+    more roles choose at once. It searches those states now (decoupled UCT) and never raises it."""
 
 
 # ----------------------------------------------------------------------------- the network
@@ -187,28 +223,155 @@ def _chosen(out, counts, mover, node, k, nodes, ids, sorted_legal):
 
 
 @njit(cache=True)
-def _init_tree(root, net, nodes, stats, seed):
-    """Fill the root node; return (its legal count, its chooser) or (0, code) if it has no choice."""
-    n_roles = net[10]
-    out = np.zeros((n_roles, net[11]), np.int64)
-    counts = np.zeros(n_roles, np.int64)
-    state = root.copy()
-    code, mover = _status(state, net, out, counts)
-    if code != CHOICE:
-        return 0, code
-    s = np.uint64(seed) | np.uint64(1)
-    _fill_node(nodes, stats, 0, -1, -1, -1, 0, counts[mover], s)
-    return counts[mover], mover
+def _add_block(eint, estat, n_edges, out, counts, sorted_legal):
+    """Append a simultaneous node's block (see ``BLOCK``) for the legal moves ``out``/``counts``.
+
+    Returns ``(offset, n_edges, eint, estat)``, the tables grown (copied) when full; offset
+    -1 if the joint moves are too many to number."""
+    n_roles = counts.shape[0]
+    need = n_roles
+    joint = np.int64(1)
+    for r in range(n_roles):
+        if counts[r] > MAX_JOINT // joint:
+            return -1, n_edges, eint, estat
+        joint *= counts[r]
+        need += counts[r]
+    if n_edges + need > eint.shape[0]:
+        size = max(2 * eint.shape[0], n_edges + need)
+        grown_int = np.zeros(size, np.int64)
+        grown_stat = np.zeros((size, 2), np.float64)
+        grown_int[:n_edges] = eint[:n_edges]
+        grown_stat[:n_edges] = estat[:n_edges]
+        eint, estat = grown_int, grown_stat
+    o = n_edges
+    at = o + n_roles
+    for r in range(n_roles):
+        n = counts[r]
+        eint[o + r] = n
+        sorted_legal[:n] = np.sort(out[r, :n])  # the legal list's order depends on the network's history
+        for j in range(n):
+            eint[at + j] = sorted_legal[j]
+            estat[at + j, 0] = 0.0
+            estat[at + j, 1] = 0.0
+        at += n
+    return o, at, eint, estat
 
 
 @njit(cache=True)
-def _search(root, net, nodes, stats, n_nodes, simulations, c, seed, max_rollout, kind):
-    """Run up to ``simulations`` simulations from state ``root`` (a choice for one role).
+def _role_move(estat, at, n, c, s):
+    """The index of one role's move among its ``n`` moves, whose statistics are
+    ``estat[at:at + n]``: one it has not tried yet, at random; else, once in ``EXPLORE``, a
+    random one; else the best ``Q + c * sqrt(ln N / n)`` (ties at random). Returns (it, the rng state)."""
+    total = 0.0
+    untried = 0
+    for m in range(n):
+        total += estat[at + m, 0]
+        if estat[at + m, 0] == 0.0:
+            untried += 1
+    if untried > 0:
+        s, t = _rand_below(s, untried)
+        for m in range(n):
+            if estat[at + m, 0] == 0.0:
+                if t == 0:
+                    return m, s
+                t -= 1
+    s, e = _rand_below(s, EXPLORE)
+    if e == 0:
+        s, j = _rand_below(s, n)
+        return j, s
+    log_n = math.log(total)
+    best = -1.0
+    pick = 0
+    ties = 0
+    for m in range(n):
+        v = estat[at + m, 0]
+        u = estat[at + m, 1] / v + c * math.sqrt(log_n / v)
+        if u > best:
+            best = u
+            pick = m
+            ties = 1
+        elif u == best:
+            ties += 1
+            s, t = _rand_below(s, ties)
+            if t == 0:
+                pick = m
+    return pick, s
 
-    Returns ``(n_nodes, simulations run, status)``: status 0, or a negative error code, or
-    ``SIMULTANEOUS`` when the tree reached a state where several roles choose."""
+
+@njit(cache=True)
+def _duct_pick(eint, estat, o, c, ids, s):
+    """Each role's move at the simultaneous node of block ``o``, chosen independently from its
+    own statistics (:func:`_role_move`). Fills the joint move ``ids``; returns (its number,
+    the rng state)."""
+    n_roles = ids.shape[0]
+    at = o + n_roles
+    joint = np.int64(0)
+    radix = np.int64(1)
+    for r in range(n_roles):
+        n = eint[o + r]
+        j = 0
+        if n > 1:
+            j, s = _role_move(estat, at, n, c, s)
+        ids[r] = eint[at + j]
+        joint += j * radix
+        radix *= n
+        at += n
+    return joint, s
+
+
+@njit(cache=True)
+def _duct_credit(eint, estat, o, joint, values):
+    """Add one visit and each role's value to that role's move of joint move ``joint`` at block ``o``."""
+    n_roles = values.shape[0]
+    at = o + n_roles
+    for r in range(n_roles):
+        n = eint[o + r]
+        j = joint % n
+        joint //= n
+        estat[at + j, 0] += 1.0
+        estat[at + j, 1] += values[r]
+        at += n
+
+
+@njit(cache=True)
+def _init_tree(root, net, nodes, stats, ext, eint, estat, role, seed):
+    """Fill the root node, and its block if several roles choose there.
+
+    Returns ``(n, n_edges, eint, estat)``: ``n`` the legal count of the root's one chooser,
+    or of role ``role`` where several choose; 0 if no role chooses (or too many joint moves)."""
     n_roles = net[10]
-    capacity = nodes.shape[0]
+    out = np.zeros((n_roles, net[11]), np.int64)
+    counts = np.zeros(n_roles, np.int64)
+    sorted_legal = np.zeros(net[11], np.int64)
+    state = root.copy()
+    code, mover = _status(state, net, out, counts)
+    s = np.uint64(seed) | np.uint64(1)
+    ext[0, BLOCK] = -1
+    ext[0, JOINT] = -1
+    if code == CHOICE:
+        _fill_node(nodes, stats, 0, -1, -1, -1, 0, counts[mover], s)
+        return counts[mover], 0, eint, estat
+    if code != SIMULTANEOUS or role < 0 or role >= n_roles:
+        return 0, 0, eint, estat
+    _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
+    o, n_edges, eint, estat = _add_block(eint, estat, 0, out, counts, sorted_legal)
+    if o < 0:
+        return 0, 0, eint, estat
+    ext[0, BLOCK] = o
+    return counts[role], n_edges, eint, estat
+
+
+@njit(cache=True)
+def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed, max_rollout, kind):
+    """Run up to ``simulations`` simulations from state ``root`` (a choice for one role or more).
+
+    A node where one role chooses is a UCT node of :mod:`ggpzoo.agents.mcts`; a node where
+    several roles choose picks each role's move by :func:`_duct_pick` and goes to the child
+    of that joint move, made when first played. Returns ``(n_nodes, simulations run,
+    status, n_edges, eint, estat)``: status 0 or a negative error code; the edge tables are
+    new arrays when they grew."""
+    n_roles = net[10]
+    capacity = min(nodes.shape[0], ext.shape[0])
     out = np.zeros((n_roles, net[11]), np.int64)
     counts = np.zeros(n_roles, np.int64)
     ids = np.zeros(n_roles, np.int64)
@@ -221,40 +384,59 @@ def _search(root, net, nodes, stats, n_nodes, simulations, c, seed, max_rollout,
     while done < simulations and n_nodes < capacity:
         state[:] = root
         code, mover = _status(state, net, out, counts)
-        if code != CHOICE:  # the caller checked the root: this would be a bug, not a crash
-            return n_nodes, done, code if code < 0 else BAD_ROOT
+        if (code != CHOICE and code != SIMULTANEOUS) or (code == SIMULTANEOUS) != (ext[0, BLOCK] >= 0):
+            # the caller checked the root: this would be a bug, not a crash
+            return n_nodes, done, code if code < 0 else BAD_ROOT, n_edges, eint, estat
         node = 0
         # selection and expansion
         while nodes[node, TERMINAL] == 0:
-            n = nodes[node, LEGAL]
-            k = nodes[node, CHILDREN]
-            if k < n:
-                a = _chosen(out, counts, mover, node, k, nodes, ids, sorted_legal)
-                if not _play(state, ids, net):
-                    return n_nodes, done, STACK_OVERFLOW
-                code, next_mover = _advance(state, net, out, counts, ids)
-                if code < 0 or code == SIMULTANEOUS:
-                    return n_nodes, done, code
-                child = n_nodes
-                n_nodes += 1
-                terminal = 1 if code == TERMINAL_STATE else 0
-                n_child = counts[next_mover] if terminal == 0 else 0
-                s = _fill_node(nodes, stats, child, node, a, mover, terminal, n_child, s)
-                nodes[child, SIBLING] = nodes[node, FIRST]
-                nodes[node, FIRST] = child
-                nodes[node, CHILDREN] = k + 1
-                node = child
-                break
-            pick = _uct_child(nodes, stats, node, c)
-            for r in range(n_roles):
-                ids[r] = out[r, 0]
-            ids[mover] = nodes[pick, ACTION]
+            o = ext[node, BLOCK]
+            a = -1
+            who = -1
+            joint = np.int64(-1)
+            if o < 0:  # one role chooses: its next untried move, else UCT over the children
+                n = nodes[node, LEGAL]
+                k = nodes[node, CHILDREN]
+                if k < n:
+                    a = _chosen(out, counts, mover, node, k, nodes, ids, sorted_legal)
+                    who = mover
+                    pick = -1
+                else:
+                    pick = _uct_child(nodes, stats, node, c)
+                    for r in range(n_roles):
+                        ids[r] = out[r, 0]
+                    ids[mover] = nodes[pick, ACTION]
+            else:  # several roles choose: decoupled UCT, then the joint move's child if it exists
+                joint, s = _duct_pick(eint, estat, o, c, ids, s)
+                pick = nodes[node, FIRST]
+                while pick != -1 and ext[pick, JOINT] != joint:
+                    pick = nodes[pick, SIBLING]
             if not _play(state, ids, net):
-                return n_nodes, done, STACK_OVERFLOW
+                return n_nodes, done, STACK_OVERFLOW, n_edges, eint, estat
             code, mover = _advance(state, net, out, counts, ids)
-            if code < 0 or code == SIMULTANEOUS:
-                return n_nodes, done, code
-            node = pick
+            if code < 0:
+                return n_nodes, done, code, n_edges, eint, estat
+            if pick != -1:
+                node = pick
+                continue
+            # expansion: a new child, then a rollout from it
+            child = n_nodes
+            terminal = 1 if code == TERMINAL_STATE else 0
+            n_child = counts[mover] if code == CHOICE else 0
+            block = -1
+            if code == SIMULTANEOUS:
+                block, n_edges, eint, estat = _add_block(eint, estat, n_edges, out, counts, sorted_legal)
+                if block < 0:
+                    return n_nodes, done, TOO_MANY_JOINT, n_edges, eint, estat
+            n_nodes += 1
+            s = _fill_node(nodes, stats, child, node, a, who, terminal, n_child, s)
+            ext[child, BLOCK] = block
+            ext[child, JOINT] = joint
+            nodes[child, SIBLING] = nodes[node, FIRST]
+            nodes[node, FIRST] = child
+            nodes[node, CHILDREN] += 1
+            node = child
+            break
         # rollout: uniformly random joint moves to the end (or max_rollout joint moves)
         steps = 0
         while code != TERMINAL_STATE and steps < max_rollout:
@@ -262,21 +444,26 @@ def _search(root, net, nodes, stats, n_nodes, simulations, c, seed, max_rollout,
                 s, j = _rand_below(s, counts[r])
                 ids[r] = out[r, j]
             if not _play(state, ids, net):
-                return n_nodes, done, STACK_OVERFLOW
+                return n_nodes, done, STACK_OVERFLOW, n_edges, eint, estat
             steps += 1
             code, _m = _status(state, net, out, counts)
             if code < 0:
-                return n_nodes, done, code
+                return n_nodes, done, code, n_edges, eint, estat
         _values(net, goals, kind, values)
-        # backup: each node gets the value of the role that moved into it
+        # backup: each node gets the value of the role that moved into it (none for the
+        # child of a simultaneous node), and a simultaneous node's edges of the joint move
+        # played there get each role's own value
         while node != -1:
             stats[node, 0] += 1.0
             m = nodes[node, MOVER]
             if m >= 0:
                 stats[node, 1] += values[m]
-            node = nodes[node, PARENT]
+            parent = nodes[node, PARENT]
+            if parent != -1 and ext[parent, BLOCK] >= 0:
+                _duct_credit(eint, estat, ext[parent, BLOCK], ext[node, JOINT], values)
+            node = parent
         done += 1
-    return n_nodes, done, OK
+    return n_nodes, done, OK, n_edges, eint, estat
 
 
 # ----------------------------------------------------------------------------- the agent
@@ -346,10 +533,13 @@ class GDLMCTSAgent(UCTBudget, Agent):
 
     ``agent(state, role=None)`` takes a compiled state (``env.unwrapped.get_state()`` of a
     GDL env on the compiled backend, or :func:`state_from_fluents`; an exact-path state, a
-    frozenset of fluents, is converted) and returns an action id of the choosing role
-    (``role`` if given, else the one role with a choice). ``agent.act(env)`` passes the
-    env's state and ``agent_selection``. After each call, :attr:`last_search` holds
-    ``simulations``, ``seconds``, ``nodes``, ``legal``, ``visits`` and ``value``.
+    frozenset of fluents, is converted) and returns an action id of ``role`` (default: the
+    one role with a choice; needed where several roles choose at once; a role with one
+    legal move gets it without a search). ``agent.act(env)`` passes the env's state and
+    ``agent_selection`` (never the choices other roles made in the same step: see the
+    module docstring). After each call, :attr:`last_search` holds ``simulations``,
+    ``seconds``, ``nodes``, ``legal``, ``visits`` and ``value`` (of the answer's move, for
+    its role).
     """
 
     name = "mcts"
@@ -374,6 +564,11 @@ class GDLMCTSAgent(UCTBudget, Agent):
         self.net = self.game.propnet()
         self.roles = list(self.game.roles)
         self._machine = CompiledMachine(self.game)  # for the checks at the root
+        # decoupled UCT's tables (see BLOCK), kept between moves as the node table is
+        self._ext = np.full((0, 2), -1, np.int64)
+        self._eint = np.zeros(1024, np.int64)
+        self._estat = np.zeros((1024, 2), np.float64)
+        self._n_edges = 0
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -414,6 +609,14 @@ class GDLMCTSAgent(UCTBudget, Agent):
             raise ValueError(f"not a state of {self.game.name}: fluents must be 0 or 1")
         return np.ascontiguousarray(state, np.uint8).copy()
 
+    def _ext_rows(self, rows: int, keep: int) -> np.ndarray:
+        """The ``ext`` table with at least ``rows`` rows (grown with the node table, keeping ``keep``)."""
+        if self._ext.shape[0] < rows:
+            grown = np.full((rows, 2), -1, np.int64)
+            grown[:keep] = self._ext[:keep]
+            self._ext = grown
+        return self._ext
+
     def __call__(self, state, role: str | None = None) -> int:
         root = self._checked(state)
         net = self.net
@@ -428,41 +631,60 @@ class GDLMCTSAgent(UCTBudget, Agent):
             raise ValueError(f"no legal action: the game is over ({stuck} has no move)")
         choosers = [self.roles[i] for i, m in enumerate(legal) if len(m) > 1]
         if role is not None and role not in choosers:
-            if len(choosers) > 1 or len(legal[self.roles.index(role)]) != 1:
-                raise ValueError(f"{role} is not to move here")
             return int(legal[self.roles.index(role)][0])  # a forced move: nothing to search
-        if len(choosers) > 1:
-            raise SimultaneousMoveError(_simultaneous(choosers))
         if role is None and not choosers:
             raise ValueError("no role has a choice here: every role has one legal move")
+        simultaneous = len(choosers) > 1
+        if simultaneous and role is None:
+            raise ValueError(
+                f"roles {', '.join(choosers)} choose a move at the same time here: pass role= (whose move to answer)"
+            )
+        if simultaneous and math.prod(len(m) for m in legal) > MAX_JOINT:
+            raise GDLError(f"more than {MAX_JOINT} joint moves here: too many to number")
+        who = self.roles.index(role) if role is not None else -1
         args = _net_args(net)
         if net.incremental:  # the live legal list's order depends on the network's history: start from one
             net.reset_values(root)
         c, cap, kind = self.c, self.max_rollout, self._value
 
         def init(nodes, stats):
-            n, _mover = _init_tree(root, args, nodes, stats, self._seed())
+            ext = self._ext_rows(nodes.shape[0], 0)
+            n, self._n_edges, self._eint, self._estat = _init_tree(
+                root, args, nodes, stats, ext, self._eint, self._estat, who, self._seed()
+            )
             return n
 
         def search(nodes, stats, n_nodes, simulations):
-            n_nodes, ran, code = _search(root, args, nodes, stats, n_nodes, simulations, c, self._seed(), cap, kind)
+            ext = self._ext_rows(nodes.shape[0], n_nodes)
+            n_nodes, ran, code, self._n_edges, self._eint, self._estat = _search(
+                root, args, nodes, stats, ext, self._eint, self._estat, self._n_edges,
+                n_nodes, simulations, c, self._seed(), cap, kind,
+            )  # fmt: skip
             if code != OK:
                 raise _Stopped(code)
             return n_nodes, ran
 
+        def answer(nodes, stats):
+            """The most visited move of ``role`` at the simultaneous root (ties: the higher value)."""
+            o = int(self._ext[0, BLOCK])
+            counts = self._eint[o : o + len(self.roles)]
+            at = o + len(self.roles) + int(counts[:who].sum())
+            edges = self._estat[at : at + int(counts[who])]
+            j = max(range(len(edges)), key=lambda m: (edges[m, 0], edges[m, 1]))
+            return int(self._eint[at + j]), edges[j, 0], edges[j, 1]
+
         try:
-            return self._run(init, search)
+            return self._run(init, search, answer if simultaneous else None)
         except _Stopped as e:
             if net.incremental:  # its counters may be half updated
                 net.reset_values(net.init)
-            if e.code == SIMULTANEOUS:
-                raise SimultaneousMoveError(_simultaneous(None)) from None
             raise GDLError(
                 {
                     STACK_OVERFLOW: "propagation stack overflow in the network",
                     UNMAPPED: "a legal move outside the action space (the sheet's input relation)",
-                    BAD_ROOT: "the search's root is not a state where one role chooses",
+                    BAD_ROOT: "the search's root is not a state where a role chooses",
                     TOO_MANY_FORCED: f"{MAX_FORCED} joint moves in a row without a choice: the game seems endless",
+                    TOO_MANY_JOINT: f"more than {MAX_JOINT} joint moves at one state: too many to number",
                 }[e.code]
             ) from None
         finally:
@@ -472,11 +694,3 @@ class GDLMCTSAgent(UCTBudget, Agent):
 class _Stopped(Exception):
     def __init__(self, code: int):
         self.code = code
-
-
-def _simultaneous(choosers) -> str:
-    who = f"roles {', '.join(choosers)} choose" if choosers else "two or more roles choose"
-    return (
-        f"{who} a move at the same time (a simultaneous move); GDLMCTSAgent searches games where one role "
-        "chooses at a time (it has no decoupled UCT): play this game with another agent, e.g. random"
-    )

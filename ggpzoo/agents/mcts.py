@@ -254,12 +254,14 @@ class UCTBudget:
             self._stats = np.zeros((capacity, 2), np.float64)
         return self._nodes, self._stats
 
-    def _run(self, init, search) -> int:
+    def _run(self, init, search, answer=None) -> int:
         """Search within the budget; return the root's most visited child's action.
 
         ``init(nodes, stats)`` fills the root (node 0) and returns its legal count;
         ``search(nodes, stats, n_nodes, simulations)`` runs up to that many simulations
-        and returns ``(n_nodes, simulations run)``. Sets :attr:`last_search`."""
+        and returns ``(n_nodes, simulations run)``; ``answer(nodes, stats)``, if given,
+        returns ``(action, visits, value sum)`` instead of the root's most visited child
+        (the GDL agent's simultaneous roots keep per-role statistics). Sets :attr:`last_search`."""
         start = time.perf_counter()
         if self.seconds is None:
             nodes, stats = self._tables(self.simulations + 1)
@@ -291,17 +293,20 @@ class UCTBudget:
                 per_sim = (now - t0) / max(ran, 1)
                 # chunks of about 10 ms, never past the deadline
                 chunk = int(max(1, min((deadline - now) / per_sim, 0.01 / per_sim)))
-        best = _best_child(nodes, stats)
-        visits = stats[best, 0]
+        if answer is None:
+            best = _best_child(nodes, stats)
+            action, visits, total = int(nodes[best, ACTION]), stats[best, 0], stats[best, 1]
+        else:
+            action, visits, total = answer(nodes, stats)
         self.last_search = {
             "simulations": int(done),
             "seconds": time.perf_counter() - start,
             "nodes": int(n_nodes),
             "legal": int(n_legal),
             "visits": int(visits),
-            "value": float(stats[best, 1] / visits),
+            "value": float(total / visits),
         }
-        return int(nodes[best, ACTION])
+        return action
 
 
 class MCTSAgent(UCTBudget, _StateAgent):
