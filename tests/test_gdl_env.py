@@ -272,6 +272,40 @@ def test_both_ways_of_reading_legal_moves(live):
     assert _lockstep(g, 3, seed=4) > 30
 
 
+_SAME_IN_EVERY_PROCESS = """
+import sys
+from ggpzoo import gdl
+from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
+from ggpzoo.gdl.propnet import random_playouts
+game = gdl.load(gdl.game_path(sys.argv[1]))
+net = game.propnet()
+steps, _, goals = random_playouts(net, 20, seed=5)
+move = GDLMCTSAgent(game, simulations=300, seed=3)(game.machine("compiled").initial())
+print(net.use_live, steps, list(goals), move)
+"""
+
+
+@pytest.mark.parametrize("sheet", ["connect_four", "breakthrough"])
+def test_a_seed_gives_the_same_games_in_every_process(sheet):
+    """How legal moves are read (live list or scan: the same moves in different orders) is
+    fixed by the network's size, not by timing, so random playouts and a search's answer
+    for a seed are the same in every process."""
+    import subprocess
+    import sys
+
+    from ggpzoo.gdl.propnet import LIVE_MIN_LEGAL
+
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _SAME_IN_EVERY_PROCESS, sheet], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1] and runs[0].strip()
+    net = gdl.load(gdl.game_path(sheet)).propnet()
+    assert net.use_live is (len(net.legal_atom) >= LIVE_MIN_LEGAL)
+
+
 def test_play_sheet_time_limit_is_a_clear_error(tmp_path):
     """A corpus run cannot hang on a slow sheet: past its time limit a sheet fails with
     SheetTooSlow, and without one it plays to the end and the paths agree."""
