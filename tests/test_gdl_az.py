@@ -247,6 +247,8 @@ def test_the_policy_target_covers_the_legal_actions_and_the_roots_observation_is
     over = tictactoe(game("tictactoe"), "x x x\no o .\n. . .", "oplayer")
     with pytest.raises(ValueError, match="fluent vectors"):
         search.run(over[None])
+    with pytest.raises(ValueError, match="of 0 and 1"):
+        search.run(states * 2)
     tsearch = GDLGumbelSearch(game("tictactoe"), uniform(game("tictactoe")), simulations=4)
     with pytest.raises(ValueError, match="is over"):
         tsearch.run(over[None])

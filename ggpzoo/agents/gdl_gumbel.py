@@ -270,9 +270,12 @@ class GDLGumbelSearch(GumbelSearch):
         """Search the states ``states[g]`` for which ``active[g]`` (default all); each must be
         a state where one role chooses. Returns a :class:`~ggpzoo.agents.gumbel.SearchResult`."""
         w = self.walkers
-        states = np.ascontiguousarray(states, np.uint8)
-        if states.ndim != 2 or states.shape[1] != w.states.shape[1]:
-            raise ValueError(f"states must be uint8 (n, {w.states.shape[1]}) fluent vectors, got {states.shape}")
+        a = np.asarray(states)
+        if a.ndim != 2 or a.shape[1] != w.states.shape[1]:
+            raise ValueError(f"states must be (n, {w.states.shape[1]}) fluent vectors, got shape {a.shape}")
+        if a.size and (a.min() < 0 or a.max() > 1):
+            raise ValueError("states must be fluent vectors of 0 and 1")
+        states = np.ascontiguousarray(a, np.uint8)
         n = states.shape[0]
         if n > self.games:
             raise ValueError(f"this search holds {self.games} games, got {n}")

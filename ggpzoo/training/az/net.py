@@ -130,7 +130,7 @@ class GDLAZNet(nn.Module):
     whose turn, counters, scores), where board planes exist only for grid sheets and leave
     those out; and a sheet's action ids name no cells for a convolutional policy head to
     read them by. The shipped sheets' vectors are small (tic-tac-toe 29 + 2, connect four
-    128 + 2).
+    86 + 2).
 
     Args:
         env_name: the game, ``"gdl:SHEET"`` (its sizes come from the sheet).
