@@ -240,20 +240,33 @@ def _outcome0(game, board, aux):
 
 
 @njit(cache=True)
-def _new_node(nodes, values, g, c, parent, game, board, aux):
+def _init_node(nodes, values, g, c, parent, role):
+    """Node ``c`` of tree ``g``: a fresh, unexpanded, non-terminal child of ``parent`` where
+    ``role`` acts (state-free: every game's search makes its nodes with it)."""
     nodes[g, c, PARENT] = parent
-    nodes[g, c, NROLE] = aux[ROLE]
+    nodes[g, c, NROLE] = role
     nodes[g, c, VISITS] = 0
+    nodes[g, c, TERMINAL] = 0
     nodes[g, c, FIRST_EDGE] = -1
     nodes[g, c, EDGES] = 0
     values[g, c, WSUM] = 0.0
     values[g, c, RAW] = 0.0
     values[g, c, OUTCOME0] = 0.0
+
+
+@njit(cache=True)
+def _set_terminal(nodes, values, g, c, outcome0):
+    """Mark node ``c`` terminal, worth ``outcome0`` (+1, -1, 0) for role 0."""
+    nodes[g, c, TERMINAL] = 1
+    values[g, c, OUTCOME0] = outcome0
+
+
+@njit(cache=True)
+def _new_node(nodes, values, g, c, parent, game, board, aux):
+    _init_node(nodes, values, g, c, parent, aux[ROLE])
     if is_terminal(game, board, aux):
-        nodes[g, c, TERMINAL] = 1
-        values[g, c, OUTCOME0] = _outcome0(game, board, aux)
+        _set_terminal(nodes, values, g, c, _outcome0(game, board, aux))
         return True
-    nodes[g, c, TERMINAL] = 0
     return False
 
 
@@ -316,6 +329,62 @@ def _descend(
 
 
 @njit(cache=True)
+def _expand_node(
+    g, c, k, legal, n, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child, e_gumbel, top,
+    considered_m, max_considered, rng, gumbel_scale,
+):  # fmt: skip
+    """Expand node ``c`` of tree ``g`` with its ``n`` legal actions ``legal[:n]`` and the
+    network's output row ``k`` (an action's logit: the sum of its parts' logits); at the
+    root, draw the Gumbel noise. ``top[0]`` is the edge pool's first free slot."""
+    parts = cells.shape[1]
+    first = top[0]
+    nodes[g, c, FIRST_EDGE] = first
+    nodes[g, c, EDGES] = n
+    for i in range(n):
+        a = legal[i]
+        s = 0.0
+        for p in range(parts):
+            s += part_logits[k, p, cells[a, p]]
+        e_action[first + i] = a
+        e_logit[first + i] = s
+        e_child[first + i] = -1
+        e_gumbel[first + i] = 0.0
+    top[0] = first + n
+    values[g, c, RAW] = float(net_values[k])
+    if c == 0:
+        considered_m[g] = min(max_considered, n)
+        if gumbel_scale > 0:
+            s = rng[g]
+            for i in range(n):
+                s, r = next_random(s)
+                u = (np.float64(r) + 0.5) / 4294967296.0
+                e_gumbel[first + i] = -gumbel_scale * math.log(-math.log(u))
+            rng[g] = s
+
+
+@njit(cache=True)
+def _backup(nodes, values, g, c, v, role):
+    """Back value ``v`` (for ``role``) up from node ``c`` of tree ``g`` to the root: each
+    node's sum counts it for the role that acted into the node."""
+    node = c
+    while node >= 0:
+        nodes[g, node, VISITS] += 1
+        parent = nodes[g, node, PARENT]
+        if parent >= 0:
+            values[g, node, WSUM] += v if nodes[g, parent, NROLE] == role else -v
+        node = parent
+
+
+@njit(cache=True)
+def _leaf_value(nodes, values, net_values, g, c, k):
+    """The value to back up from leaf ``c`` and the role it is for: the network's (row ``k``)
+    for the role to act there, or a terminal node's outcome for role 0."""
+    if k >= 0:
+        return float(net_values[k]), nodes[g, c, NROLE]
+    return values[g, c, OUTCOME0], 0
+
+
+@njit(cache=True)
 def _expand_backup(
     game, leaf, nodes, values, part_logits, net_values, cells, e_action, e_logit, e_child, e_gumbel, top,
     boards, auxs, considered_m, max_considered, rng, gumbel_scale, legal,
@@ -323,7 +392,6 @@ def _expand_backup(
     """Expand each tree's new leaf with the network's output (its legal actions, their
     logits: the sums of their parts' logits) and back its value up to the root.
     ``top[0]`` is the edge pool's first free slot; the caller makes room first."""
-    parts = cells.shape[1]
     for g in range(leaf.shape[0]):
         c = leaf[g, 0]
         if c < 0:
@@ -331,41 +399,12 @@ def _expand_backup(
         k = leaf[g, 1]
         if k >= 0:
             n = legal_actions(game, boards[g], auxs[g], legal)
-            first = top[0]
-            nodes[g, c, FIRST_EDGE] = first
-            nodes[g, c, EDGES] = n
-            for i in range(n):
-                a = legal[i]
-                s = 0.0
-                for p in range(parts):
-                    s += part_logits[k, p, cells[a, p]]
-                e_action[first + i] = a
-                e_logit[first + i] = s
-                e_child[first + i] = -1
-                e_gumbel[first + i] = 0.0
-            top[0] = first + n
-            v = float(net_values[k])
-            values[g, c, RAW] = v
-            role = nodes[g, c, NROLE]
-            if c == 0:
-                considered_m[g] = min(max_considered, n)
-                if gumbel_scale > 0:
-                    s = rng[g]
-                    for i in range(n):
-                        s, r = next_random(s)
-                        u = (np.float64(r) + 0.5) / 4294967296.0
-                        e_gumbel[first + i] = -gumbel_scale * math.log(-math.log(u))
-                    rng[g] = s
-        else:
-            v = values[g, c, OUTCOME0]
-            role = 0
-        node = c
-        while node >= 0:
-            nodes[g, node, VISITS] += 1
-            parent = nodes[g, node, PARENT]
-            if parent >= 0:
-                values[g, node, WSUM] += v if nodes[g, parent, NROLE] == role else -v
-            node = parent
+            _expand_node(
+                g, c, k, legal, n, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child,
+                e_gumbel, top, considered_m, max_considered, rng, gumbel_scale,
+            )  # fmt: skip
+        v, role = _leaf_value(nodes, values, net_values, g, c, k)
+        _backup(nodes, values, g, c, v, role)
 
 
 @njit(cache=True)
@@ -459,6 +498,25 @@ class GumbelSearch:
         seed: int | None = None,
         features: bool = False,
     ):
+        self._settings(evaluate, simulations, games, max_considered, gumbel_scale, c_visit, c_scale, seed)
+        self.spec = _spec(env_name)
+        self.env_name = env_name
+        self.game = kernel_id(self.spec.kernel)
+        self.cells = self.spec.action_cells()
+        G, S = self.games, self.spec
+        self.boards = np.zeros((G, S.num_cells), np.int8)
+        self.auxs = np.zeros((G, S.aux_size), np.int32)
+        if features and not S.num_feature_planes:
+            raise ValueError(f"{env_name} has no feature planes")
+        self.planes = S.num_planes
+        planes = S.num_planes + (S.num_feature_planes if features else 0)
+        self.obs = np.zeros((G, S.height, S.width, planes), S.obs_dtype)
+        self.legal = np.zeros(MAX_LEGAL, np.int32)
+        self._trees(S.max_legal, (self.cells.shape[1], S.num_cells))
+
+    # ------------------------------------------------------------------ shared by every kind of game
+    def _settings(self, evaluate, simulations, games, max_considered, gumbel_scale, c_visit, c_scale, seed) -> None:
+        """Check and keep the search's settings (any game)."""
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if isinstance(max_considered, bool) or not isinstance(max_considered, (int, np.integer)) or max_considered < 1:
@@ -468,9 +526,6 @@ class GumbelSearch:
         for name, value in (("c_visit", c_visit), ("c_scale", c_scale)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1e6:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
-        self.spec = _spec(env_name)
-        self.env_name = env_name
-        self.game = kernel_id(self.spec.kernel)
         self.evaluate = evaluate
         self.simulations = int(simulations)
         self.games = int(games)
@@ -478,24 +533,21 @@ class GumbelSearch:
         self.gumbel_scale = float(gumbel_scale)
         self.c_visit, self.c_scale = float(c_visit), float(c_scale)
         self.rng = seeded_rng(seed)
-        self.cells = self.spec.action_cells()
         self.table = _halving_table(self.max_considered, self.simulations)
-        G, M, S = self.games, self.simulations + 1, self.spec
+
+    def _trees(self, max_legal: int, logit_shape: tuple[int, int]) -> None:
+        """The trees' arrays, for nodes of at most ``max_legal`` actions and a network whose
+        output row is ``logit_shape`` (parts, cells)."""
+        G, M = self.games, self.simulations + 1
+        self.max_legal = int(max_legal)
+        self.logit_shape = tuple(int(x) for x in logit_shape)
         self.nodes = np.zeros((G, M, NODE_INTS), np.int32)
         self.values = np.zeros((G, M, 3), np.float64)
         self.n_nodes = np.zeros(G, np.int32)
         self.considered_m = np.zeros(G, np.int32)
         self.leaf = np.full((G, 2), -1, np.int32)
-        self.boards = np.zeros((G, S.num_cells), np.int8)
-        self.auxs = np.zeros((G, S.aux_size), np.int32)
-        if features and not S.num_feature_planes:
-            raise ValueError(f"{env_name} has no feature planes")
-        self.planes = S.num_planes
-        planes = S.num_planes + (S.num_feature_planes if features else 0)
-        self.obs = np.zeros((G, S.height, S.width, planes), S.obs_dtype)
-        self.scratch = np.zeros((5, S.max_legal), np.float64)
-        self.legal = np.zeros(MAX_LEGAL, np.int32)
-        self._pool(G * min(S.max_legal, 256) * 4)
+        self.scratch = np.zeros((5, self.max_legal), np.float64)
+        self._pool(G * min(self.max_legal, 256) * 4)
         self.top = np.zeros(1, np.int64)
 
     def _pool(self, size: int, keep: int = 0) -> None:
@@ -515,22 +567,52 @@ class GumbelSearch:
         part_logits, vals = self.evaluate(self.obs[:k])
         part_logits = np.ascontiguousarray(part_logits, np.float32)
         vals = np.ascontiguousarray(vals, np.float32).reshape(-1)
-        if part_logits.shape != (k, self.cells.shape[1], self.spec.num_cells) or vals.shape != (k,):
+        if part_logits.shape != (k, *self.logit_shape) or vals.shape != (k,):
             raise ValueError(
                 f"evaluate gave part logits {part_logits.shape} and values {vals.shape}, "
-                f"expected {(k, self.cells.shape[1], self.spec.num_cells)} and {(k,)}"
+                f"expected {(k, *self.logit_shape)} and {(k,)}"
             )
         return part_logits, vals
 
     def _expand(self, k: int) -> None:
+        """Evaluate the ``k`` observed leaves, expand them and back their values up (and the
+        terminal leaves' outcomes)."""
         if k:
             part_logits, vals = self._evaluate(k)
         else:
-            part_logits = np.zeros((1, self.cells.shape[1], self.spec.num_cells), np.float32)
+            part_logits = np.zeros((1, *self.logit_shape), np.float32)
             vals = np.zeros(1, np.float32)
-        need = int(self.top[0]) + k * self.spec.max_legal
+        need = int(self.top[0]) + k * self.max_legal
         if need > self.e_action.shape[0]:
             self._pool(max(need, 2 * self.e_action.shape[0]), keep=int(self.top[0]))
+        self._expand_leaves(part_logits, vals)
+
+    def _search(self, n: int, active: np.ndarray, start, descend) -> SearchResult:
+        """The search of ``n`` trees (those where ``active``): ``start()`` makes the roots and
+        ``descend()`` runs one simulation's selection in every tree, each returning how many
+        leaves it observed for the network (the game's state operations)."""
+        seed = int(self.rng.integers(1, 2**62))
+        self._rng_states = np.array([stream(seed, g) for g in range(n)], np.uint64)
+        self.top[0] = 0
+        self.leaf[n:, 0] = -1  # trees past n: not searched now (their leaves may be a larger run's)
+        self._expand(start())
+        for _ in range(self.simulations):
+            self._expand(descend())
+        actions = np.full(n, -1, np.int32)
+        root_values = np.zeros(n, np.float64)
+        offsets = np.zeros(n + 1, np.int64)
+        total = int(sum(self.nodes[g, 0, EDGES] for g in range(n) if active[g]))
+        out_actions = np.zeros(total, np.int32)
+        out_probs = np.zeros(total, np.float64)
+        _finish(
+            active, self.nodes, self.values, self.e_action, self.e_logit, self.e_child, self.e_gumbel,
+            self.table, self.considered_m, self.c_visit, self.c_scale, self.scratch,
+            actions, root_values, out_actions, out_probs, offsets,
+        )  # fmt: skip
+        return SearchResult(actions, out_actions, out_probs, offsets, root_values)
+
+    # ------------------------------------------------------------------ the rules kernels' state operations
+    def _expand_leaves(self, part_logits: np.ndarray, vals: np.ndarray) -> None:
         _expand_backup(
             self.game, self.leaf, self.nodes, self.values, part_logits, vals, self.cells,
             self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.top,
@@ -547,44 +629,22 @@ class GumbelSearch:
         if n > self.games:
             raise ValueError(f"this search holds {self.games} games, got {n}")
         active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
-        seed = int(self.rng.integers(1, 2**62))
-        self._rng_states = np.array([stream(seed, g) for g in range(n)], np.uint64)
-        self.top[0] = 0
         leaf = self.leaf[:n]
-        k = _start(
-            self.game,
-            boards,
-            auxs,
-            active,
-            self.nodes,
-            self.values,
-            self.n_nodes,
-            leaf,
-            self.boards,
-            self.auxs,
-            self.obs,
-            self.planes,
-        )
-        self._expand(k)
-        for _ in range(self.simulations):
-            k = _descend(
+
+        def start():
+            return _start(
+                self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes, leaf,
+                self.boards, self.auxs, self.obs, self.planes,
+            )  # fmt: skip
+
+        def descend():
+            return _descend(
                 self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes,
                 self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.table, self.considered_m,
                 self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.planes, self.scratch,
             )  # fmt: skip
-            self._expand(k)
-        actions = np.full(n, -1, np.int32)
-        root_values = np.zeros(n, np.float64)
-        offsets = np.zeros(n + 1, np.int64)
-        total = int(sum(self.nodes[g, 0, EDGES] for g in range(n) if active[g]))
-        out_actions = np.zeros(total, np.int32)
-        out_probs = np.zeros(total, np.float64)
-        _finish(
-            active, self.nodes, self.values, self.e_action, self.e_logit, self.e_child, self.e_gumbel,
-            self.table, self.considered_m, self.c_visit, self.c_scale, self.scratch,
-            actions, root_values, out_actions, out_probs, offsets,
-        )  # fmt: skip
-        return SearchResult(actions, out_actions, out_probs, offsets, root_values)
+
+        return self._search(n, active, start, descend)
 
     def root(self, g: int = 0) -> dict:
         """The root of tree ``g`` after :meth:`run`: its actions, prior logits, visits, mean

@@ -21,7 +21,10 @@ SPEC_HELP = (
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az)"
 )
 
-GDL_SPEC_HELP = "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s)"
+GDL_SPEC_HELP = (
+    "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
+    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET)"
+)
 
 TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/{env}"
 
@@ -34,8 +37,9 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
 
     ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
-    :class:`ggpzoo.gdl.Game`): then ``random`` and ``mcts`` / ``mcts:N`` / ``mcts:Ss``
-    (:class:`~ggpzoo.agents.GDLMCTSAgent`) are the agents.
+    :class:`ggpzoo.gdl.Game`): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
+    (:class:`~ggpzoo.agents.GDLMCTSAgent`) and ``az:PATH.json[:N]``
+    (:class:`~ggpzoo.agents.gdl_gumbel.GDLGumbelAZAgent`) are the agents.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -52,11 +56,12 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     kind, _, arg = text.partition(":")
     mcts = MCTSAgent
     game = gdl_game(env_name)
+    label = env_name if game is None else f"gdl_{game.name}"  # for the examples in messages
     if game is not None:
         from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 
         mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
-        if text != "random" and kind != "mcts":
+        if text != "random" and kind not in ("mcts", "az"):
             raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
     try:
         if text == "random":
@@ -90,7 +95,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
             if sep and re.fullmatch(r"\d+", tail):
                 path, simulations = head, _simulations(tail, "az:PATH.json:32")
             if not path.endswith(".json"):
-                raise AgentSpecError(f"give the network's description, e.g. az:runs/{env_name}/model.json")
+                raise AgentSpecError(f"give the network's description, e.g. az:runs/{label}/model.json")
             if not os.path.isfile(path):
                 raise AgentSpecError(f"no such model file: {path}")
             agent = _az_agent(path, env_name, simulations, seed)
@@ -122,8 +127,16 @@ def _simulations(arg: str, example: str) -> int:
     raise AgentSpecError(f"the search budget is a positive number of simulations ({example})")
 
 
-def _az_agent(path: str, env_name: str, simulations: int, seed: int | None) -> Agent:
+def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
+    """An AlphaZero network's agent: :class:`GumbelAZAgent`, or for a GDL game (``env_name``
+    a loaded :class:`ggpzoo.gdl.Game`) :class:`GDLGumbelAZAgent`."""
     try:
+        from ggpzoo.gdl.game import Game
+
+        if isinstance(env_name, Game):
+            from ggpzoo.agents.gdl_gumbel import GDLGumbelAZAgent
+
+            return GDLGumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
         from ggpzoo.agents.gumbel import GumbelAZAgent
 
         return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ggpzoo.tools.cli import _env_name, _positive_float, _positive_int, _seed
+from ggpzoo.tools.cli import _any_env_name, _positive_float, _positive_int, _seed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,7 +14,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ggpzoo.training.az",
         description="Train a Gumbel AlphaZero network by self-play; play it as az:OUT/model.json.",
     )
-    p.add_argument("--env", required=True, type=_env_name, help="the game")
+    p.add_argument(
+        "--env", required=True, type=_any_env_name, help="the game: an env name, or gdl:SHEET (a two-role GDL game)"
+    )
     p.add_argument("--minutes", required=True, type=_positive_float, help="wall-clock minutes to train (this run)")
     p.add_argument("--out", required=True, help="directory: checkpoint.pt, model.json + model.pt, log.csv")
     p.add_argument("--simulations", type=_positive_int, default=16, help="search simulations per move (default 16)")
@@ -28,7 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the network runs (default cpu)")
     p.add_argument("--resume", action="store_true", help="go on from OUT/checkpoint.pt")
-    p.add_argument("--channels", type=_positive_int, default=32, help="network width (default 32)")
+    p.add_argument(
+        "--channels",
+        type=_positive_int,
+        default=None,
+        help="network width: conv channels (default 32), or a GDL game's MLP width (default 128)",
+    )
     p.add_argument("--blocks", type=int, default=3, help="residual blocks (default 3)")
     p.add_argument(
         "--features",

@@ -6,6 +6,12 @@ piece and destination; queen, destination and arrow), one logit per cell, and a 
 [-1, 1] for the role to act. An action's logit is the sum of its parts' logits
 (:func:`action_logits`), so amazons_v0's 86,980 actions need a head of 3 x 100 numbers.
 
+:class:`GDLAZNet` is the network of a GDL game (``gdl:SHEET``): a residual MLP over the
+env's observation (a byte per fluent, then a one-hot of the role to act), one policy head
+per role over its action ids, the logits of the role to act given as ``(B, 1, A)``: one
+action part whose "cells" are the action ids, so that the search, the agent and the losses
+treat both networks alike.
+
 Files: :func:`save_model` writes ``PATH.json`` (what to build: the format, the env, the
 network's size) and ``PATH.pt`` (its ``state_dict``, tensors only); :func:`load_model`
 reads them back with ``torch.load(weights_only=True)``, which refuses anything but
@@ -24,13 +30,14 @@ from torch import nn
 
 from ggpzoo.envs import spec as _spec
 
-__all__ = ["AZNet", "action_logits", "save_model", "load_model", "evaluator", "FORMAT", "MAX_MODEL_BYTES"]
+__all__ = ["AZNet", "GDLAZNet", "action_logits", "save_model", "load_model", "evaluator", "FORMAT", "MAX_MODEL_BYTES"]
 
 FORMAT = "ggpzoo-az-1"
 MAX_JSON_BYTES = 1 << 16
 MAX_MODEL_BYTES = 5 << 20  # a shipped model stays under 5 MB
 # The largest sizes a description may ask for (a file must not make the loader build a huge network).
 MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024, "features": 1}
+GDL_MAX_ARGUMENTS = {"width": 1024, "blocks": 32, "value_hidden": 1024}
 
 
 class _Block(nn.Module):
@@ -98,6 +105,71 @@ class AZNet(nn.Module):
         return logits, v
 
 
+class _DenseBlock(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.a = nn.Linear(width, width)
+        self.b = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.b(torch.relu(self.a(x))))
+
+
+class GDLAZNet(nn.Module):
+    """The AlphaZero network of a two-role GDL game: ``Linear(F + R -> width)``, ``blocks``
+    residual blocks of two ``Linear(width)``, then the heads.
+
+    Input: the env's ``observation``, int8 ``(B, F + R)``: one byte per fluent of the base
+    set, then a one-hot of the role to act (:meth:`ggpzoo.gdl.batch.GDLVectorGames.observe`).
+    Policy: ``Linear(width -> R * A)``, one head per role over its action ids (``A`` the
+    larger role's action count); the head of the role to act is given, as ``(B, 1, A)``
+    (ids past a role's count are never legal). Value: ``Linear(width -> value_hidden)``,
+    ReLU, ``Linear(1)``, tanh, for the role to act.
+
+    Why an MLP on the fluent vector: it is the whole state in any sheet (the board, and
+    whose turn, counters, scores), where board planes exist only for grid sheets and leave
+    those out; and a sheet's action ids name no cells for a convolutional policy head to
+    read them by. The shipped sheets' vectors are small (tic-tac-toe 29 + 2, connect four
+    86 + 2).
+
+    Args:
+        env_name: the game, ``"gdl:SHEET"`` (its sizes come from the sheet).
+        width, blocks, value_hidden: the size.
+    """
+
+    def __init__(self, env_name: str, width: int = 128, blocks: int = 3, value_hidden: int = 64):
+        super().__init__()
+        s = _spec(env_name)
+        if getattr(s, "kind", None) != "gdl":
+            raise ValueError(f"GDLAZNet plays GDL games (gdl:SHEET), got {env_name!r}")
+        if min(width, blocks + 1, value_hidden) < 1:
+            raise ValueError(f"width, value_hidden must be >= 1 and blocks >= 0, got {width}, {blocks}, {value_hidden}")
+        roles = len(s.agents)
+        self.env_name = env_name
+        self.config = {"width": int(width), "blocks": int(blocks), "value_hidden": int(value_hidden)}
+        self.num_fluents = s.num_fluents
+        self.roles = roles
+        self.num_actions = max(s.action_counts.values())
+        self.input_shape = (s.num_fluents + roles,)
+        self.stem = nn.Linear(s.num_fluents + roles, width)
+        self.blocks = nn.Sequential(*[_DenseBlock(width) for _ in range(blocks)])
+        self.policy = nn.Linear(width, roles * self.num_actions)
+        self.value = nn.Sequential(nn.Linear(width, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``obs (B, F + R)`` -> ``(logits of the role to act (B, 1, A), values (B,))``."""
+        x = obs.float()
+        role = x[:, self.num_fluents :].argmax(1)
+        h = self.blocks(torch.relu(self.stem(x)))
+        logits = self.policy(h).view(-1, self.roles, self.num_actions)
+        logits = logits[torch.arange(len(x), device=x.device), role].unsqueeze(1)
+        v = torch.tanh(self.value(h)).squeeze(1)
+        return logits, v
+
+
+NETWORKS = {"AZNet": (AZNet, MAX_ARGUMENTS), "GDLAZNet": (GDLAZNet, GDL_MAX_ARGUMENTS)}
+
+
 def action_logits(part_logits: torch.Tensor, rows: torch.Tensor, cells: torch.Tensor) -> torch.Tensor:
     """The logits of actions: ``sum_p part_logits[rows[i], p, cells[i, p]]``.
 
@@ -108,7 +180,7 @@ def action_logits(part_logits: torch.Tensor, rows: torch.Tensor, cells: torch.Te
     return part_logits[rows[:, None], parts[None, :], cells].sum(1)
 
 
-def evaluator(net: AZNet, device: str | torch.device = "cpu"):
+def evaluator(net: nn.Module, device: str | torch.device = "cpu"):
     """``evaluate(obs) -> (part_logits, values)`` as numpy, for :class:`~ggpzoo.agents.gumbel.GumbelSearch`."""
 
     @torch.no_grad()
@@ -124,7 +196,7 @@ def _paths(path: str) -> tuple[str, str]:
     return base + ".json", base + ".pt"
 
 
-def save_model(net: AZNet, path: str, **info) -> str:
+def save_model(net: nn.Module, path: str, **info) -> str:
     """Write ``PATH.json`` and ``PATH.pt``; return the JSON's path. ``info`` (plain JSON:
     training steps, games, ...) is stored with the description."""
     json_path, weights_path = _paths(path)
@@ -134,7 +206,7 @@ def save_model(net: AZNet, path: str, **info) -> str:
     description = {
         "format": FORMAT,
         "env": net.env_name,
-        "network": "AZNet",
+        "network": type(net).__name__,
         "arguments": net.config,
         "weights": os.path.basename(weights_path),
         "info": info,
@@ -145,7 +217,7 @@ def save_model(net: AZNet, path: str, **info) -> str:
     return json_path
 
 
-def load_model(path: str, env_name: str | None = None) -> AZNet:
+def load_model(path: str, env_name: str | None = None) -> nn.Module:
     """The network stored by :func:`save_model` at ``PATH.json`` (or ``PATH``), on the CPU,
     in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
     for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
@@ -155,15 +227,18 @@ def load_model(path: str, env_name: str | None = None) -> AZNet:
     if env_name is not None and d.get("env") != env_name:
         raise ValueError(f"{json_path} is a model of {d.get('env')!r}, not of {env_name!r}")
     try:
-        if d["network"] != "AZNet":
-            raise ValueError(f"the network {d['network']!r} is not AZNet")
+        if d["network"] not in NETWORKS:
+            raise ValueError(f"the network {d['network']!r} is not one of {', '.join(NETWORKS)}")
+        cls, limits = NETWORKS[d["network"]]
         args = d["arguments"]
-        if not isinstance(args, dict) or set(args) - set(MAX_ARGUMENTS):
+        if not isinstance(args, dict) or set(args) - set(limits):
             raise ValueError(f"bad arguments {args!r}")
         for k, v in args.items():
-            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ARGUMENTS[k]:
-                raise ValueError(f"{k} must be an integer in 0..{MAX_ARGUMENTS[k]}, got {v!r}")
-        net = AZNet(d["env"], **args)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= limits[k]:
+                raise ValueError(f"{k} must be an integer in 0..{limits[k]}, got {v!r}")
+        if not isinstance(d["env"], str):
+            raise ValueError(f"bad env {d['env']!r}")
+        net = cls(d["env"], **args)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None
     load_weights(net, weights_path, "network")

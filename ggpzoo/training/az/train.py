@@ -12,6 +12,10 @@ search) against random and greedy players. Each save also keeps a copy of the ne
 ``OUT/snapshots/minNNN.json`` (NNN: minutes of training so far), for ladders of strength
 against training time, and the replay buffer as ``OUT/buffer.npz``. ``resume=True`` goes on
 from the checkpoint and the buffer.
+
+What depends on the kind of game is one adapter: :class:`KernelSelfPlay` for the
+hand-written games, :class:`ggpzoo.training.az.gdl.GDLSelfPlay` for a two-role GDL game
+(``env="gdl:SHEET"``): the network, the search, the batch of games and the strength check.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ggpzoo.envs.gamespec import ROLE, STEP
 from ggpzoo.tools._progress import Progress
 from ggpzoo.training.az.net import AZNet, action_logits, evaluator, save_model
 
-__all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss"]
+__all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss", "KernelSelfPlay"]
 
 LOG_FIELDS = (
     "step",
@@ -64,7 +68,9 @@ class AZConfig:
             ``softmax(logits + sigma(completed Q))`` moves away from the prior only by
             ``(50 + max N) * c_scale`` logits at most: with thousands of legal actions
             (amazons_v0) and 0.1 it stays the prior; 1.0 puts it on the best visited actions.
-        channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`).
+        channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`'s
+            channels, 32 by default; a GDL game's :class:`~ggpzoo.training.az.net.GDLAZNet`
+            width, 128 by default).
         features: the network also reads the game's feature planes
             (:attr:`~ggpzoo.envs.gamespec.GameSpec.feature_planes`); None: when the game has them.
         batch_size, lr, weight_decay: the optimiser (Adam).
@@ -73,7 +79,7 @@ class AZConfig:
         updates_per_move: gradient steps after each move of all games.
         max_moves: a self-play game cut after this many actions is a draw.
         checkpoint_minutes, eval_minutes: how often to save and to measure strength.
-        eval_games: games against each of random and greedy per measurement.
+        eval_games: games against each of random and greedy (a GDL game: random) per measurement.
         device: ``"cpu"`` or ``"cuda"``.
         seed: seeds the search, the sampling and the network's initial weights.
     """
@@ -83,7 +89,7 @@ class AZConfig:
     games: int = 64
     max_considered: int = 16
     c_scale: float = 0.1
-    channels: int = 32
+    channels: int | None = None
     blocks: int = 3
     features: bool | None = None
     batch_size: int = 256
@@ -203,6 +209,78 @@ def net_score(
     return float(score.mean())
 
 
+# ----------------------------------------------------------------------------- the game adapter
+class KernelSelfPlay:
+    """Self-play of a hand-written game for :func:`train`: the boards and auxs of ``games``
+    games, stepped by the rules kernel in numba, :class:`AZNet` and :class:`GumbelSearch`.
+    (A GDL game's adapter, with the same methods: :class:`ggpzoo.training.az.gdl.GDLSelfPlay`.)"""
+
+    opponents = ("random", "greedy")
+
+    def __init__(self, env: str):
+        self.env = env
+        self.spec = _spec(env)
+        self.obs_dtype = self.spec.obs_dtype
+        self.kernel = kernel_id(self.spec.kernel)
+
+    def configure(self, config: AZConfig) -> None:
+        """Fill the settings left to the game (feature planes where it has them, 32 channels)."""
+        if config.features is None:
+            config.features = self.spec.num_feature_planes > 0
+        if config.channels is None:
+            config.channels = 32
+
+    def network(self, config: AZConfig) -> AZNet:
+        return AZNet(config.env, config.channels, config.blocks, features=int(config.features))
+
+    def cells(self) -> np.ndarray:
+        return self.spec.action_cells()
+
+    def search(self, config: AZConfig, evaluate, seed: int) -> GumbelSearch:
+        return GumbelSearch(
+            config.env, evaluate, config.simulations, config.games, config.max_considered, seed=seed,
+            c_scale=config.c_scale, features=bool(config.features),
+        )  # fmt: skip
+
+    def start(self, games: int, max_moves: int) -> None:
+        s = self.spec
+        self.boards = np.zeros((games, s.num_cells), np.int8)
+        self.auxs = np.zeros((games, s.aux_size), np.int32)
+        for g in range(games):
+            init(self.kernel, self.boards[g], self.auxs[g], s.variant)
+        self.max_moves = max_moves
+        self.ended, self.outcome0 = np.zeros(games, np.bool_), np.zeros(games, np.float64)
+
+    def run(self, search: GumbelSearch):
+        return search.run(self.boards, self.auxs)
+
+    def observe(self, obs: np.ndarray) -> np.ndarray:
+        """Write every game's network input into ``obs``; return the roles to act."""
+        _observe_all(self.kernel, self.boards, self.auxs, obs, self.spec.num_planes)
+        return self.auxs[:, ROLE].copy()
+
+    def play(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play each game's action; return which games ended and their outcome for role 0
+        (a game cut at ``max_moves`` is a draw). Ended games restart."""
+        _play(
+            self.kernel, self.spec.variant, self.boards, self.auxs, actions, self.max_moves, self.ended, self.outcome0
+        )
+        return self.ended, self.outcome0
+
+    def score(self, net, opponent: str, games: int, seed: int, device, max_moves: int) -> float:
+        return net_score(net, self.env, opponent, games, seed, device, max_moves)
+
+
+def self_play(env: str):
+    """The game adapter of ``env``: :class:`KernelSelfPlay`, or for ``gdl:SHEET``
+    :class:`~ggpzoo.training.az.gdl.GDLSelfPlay`."""
+    if getattr(_spec(env), "kind", None) == "gdl":
+        from ggpzoo.training.az.gdl import GDLSelfPlay
+
+        return GDLSelfPlay(env)
+    return KernelSelfPlay(env)
+
+
 # ----------------------------------------------------------------------------- replay buffer
 class ReplayBuffer:
     """The last ``capacity`` positions: observation, the policy target over the legal actions
@@ -303,7 +381,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     """
     if not (minutes > 0 and math.isfinite(minutes)):
         raise ValueError(f"minutes must be a positive number, got {minutes!r}")
-    s = _spec(config.env)
+    play = self_play(config.env)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: torch sees no CUDA device")
@@ -321,41 +399,27 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         config.channels, config.blocks = saved["channels"], saved["blocks"]
         config.c_scale = saved.get("c_scale", config.c_scale)
         config.features = bool(saved.get("features"))  # runs before features had none
-        net = AZNet(config.env, config.channels, config.blocks, features=int(config.features))
+    play.configure(config)
+    net = play.network(config)
+    if resume:
         net.load_state_dict(ckpt["model"])
         counters.update({k: ckpt[k] for k in counters})
-    if config.features is None:
-        config.features = s.num_feature_planes > 0
-    net = net if resume else AZNet(config.env, config.channels, config.blocks, features=int(config.features))
     net.to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     if resume:
         opt.load_state_dict(ckpt["optimizer"])
     seed = config.seed + counters["step"]  # a resumed run draws new games
     rng = np.random.default_rng(seed)
-    cells_t = torch.as_tensor(s.action_cells(), dtype=torch.long, device=device)
-    game, G = kernel_id(s.kernel), config.games
-    search = GumbelSearch(
-        config.env,
-        evaluator(net, device),
-        config.simulations,
-        G,
-        config.max_considered,
-        seed=seed,
-        c_scale=config.c_scale,
-        features=bool(config.features),
-    )
-    buffer = ReplayBuffer(config.buffer_size, net.input_shape, s.obs_dtype)
+    cells_t = torch.as_tensor(play.cells(), dtype=torch.long, device=device)
+    G = config.games
+    search = play.search(config, evaluator(net, device), seed)
+    buffer = ReplayBuffer(config.buffer_size, net.input_shape, play.obs_dtype)
     buffer_path = os.path.join(out, "buffer.npz")
     if resume and os.path.exists(buffer_path):
         buffer.load(buffer_path)
-    boards = np.zeros((G, s.num_cells), np.int8)
-    auxs = np.zeros((G, s.aux_size), np.int32)
-    for g in range(G):
-        init(game, boards[g], auxs[g], s.variant)
-    obs = np.zeros((G, *net.input_shape), s.obs_dtype)
+    play.start(G, config.max_moves)
+    obs = np.zeros((G, *net.input_shape), play.obs_dtype)
     pending: list[list] = [[] for _ in range(G)]  # (obs, actions, probs, role) per game until its end
-    ended, outcome0 = np.zeros(G, np.bool_), np.zeros(G, np.float64)
     lengths: list[int] = []
     losses: list[tuple[float, float]] = []
     log_path = os.path.join(out, "log.csv")
@@ -386,9 +450,9 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
             row["game_length"] = round(float(np.mean(lengths)), 1)
         if evaluate:
             net.eval()
-            for opponent in ("random", "greedy"):
+            for opponent in play.opponents:
                 row[f"net_vs_{opponent}"] = round(
-                    net_score(net, config.env, opponent, config.eval_games, seed, device, config.max_moves), 3
+                    play.score(net, opponent, config.eval_games, seed, device, config.max_moves), 3
                 )
         _write_row(log_path, row)
         losses.clear()
@@ -402,13 +466,12 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     shown = 0
     while time.perf_counter() < deadline:
         net.eval()
-        result = search.run(boards, auxs)
-        _observe_all(game, boards, auxs, obs, s.num_planes)
-        roles = auxs[:, ROLE].copy()
+        result = play.run(search)
+        roles = play.observe(obs)
         for g in range(G):
             lo, hi = result.offsets[g], result.offsets[g + 1]
             pending[g].append((obs[g].copy(), result.policy_actions[lo:hi], result.policy_probs[lo:hi], roles[g]))
-        _play(game, s.variant, boards, auxs, result.actions, config.max_moves, ended, outcome0)
+        ended, outcome0 = play.play(result.actions)
         counters["positions"] += G
         for g in np.flatnonzero(ended):
             for o, a, p, role in pending[g]:
