@@ -30,12 +30,13 @@ class GroundingTooLarge(GDLError):
 class Grounding:
     """The relaxed model: fluents, moves per role and ground rule instances."""
 
-    def __init__(self, fluents, moves, instances, seconds):
+    def __init__(self, fluents, moves, instances, seconds, rounds=0):
         self.fluents = fluents  # sorted list of fluent terms
         self.moves = moves  # role -> sorted list of move terms
         # instances: list of (head atom, positive dynamic atoms, negative dynamic atoms)
         self.instances = instances
         self.seconds = seconds
+        self.rounds = rounds  # semi-naive rounds to the fixpoint
 
 
 def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3_000_000) -> Grounding:
@@ -69,7 +70,14 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if count[0] > max_facts:
             raise GroundingTooLarge(f"grounding stopped at {max_facts:,} facts: the game is too large to ground")
 
-    for rel in program.dynamic:
+    def checked(solutions):
+        """The solutions, with the budget checked every 4,096 (one join can take long)."""
+        for i, s in enumerate(solutions, 1):
+            if not i & 4095:
+                check_budget()
+            yield s
+
+    for rel in sorted(program.dynamic):  # a set: sorted, so that nothing depends on the hash seed
         store.setdefault(rel, _Rel())
     for rel in ("next", 1), ("legal", 2):
         if rel not in static:
@@ -77,7 +85,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
     # init is static: ``true <= init`` seeds the first delta.
     delta: dict = {}
     for cr in rules:  # first, naive round
-        for s in cr.solutions(db):
+        for s in checked(cr.solutions(db)):
             h = substitute(cr.head, s)
             delta.setdefault(cr.rel, []).append(h)
     for rel, items in list(delta.items()):
@@ -99,7 +107,9 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         return n / max(1, len(rel.index(paths)))
 
     sizes: dict = {}
+    rounds = 0
     while any(delta.values()):
+        rounds += 1
         check_budget()
         # order the bodies by the relation sizes so far (again when a relation has doubled)
         now = {rel: len(r.items) for rel, r in store.items()}
@@ -112,7 +122,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             for rel, items in delta.items():
                 if not items:
                     continue
-                for s in cr.delta_solutions(db, {rel: items}):
+                for s in checked(cr.delta_solutions(db, {rel: items})):
                     h = substitute(cr.head, s)
                     if h not in store[cr.rel].facts:
                         new.setdefault(cr.rel, []).append(h)
@@ -129,7 +139,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
     for cr in dyn_rules:
         pos = [b for b in cr.positive if relation(b) in program.dynamic]
         neg = [b for b in cr.negative if relation(b) in program.dynamic]
-        for s in cr.solutions(db):
+        for s in checked(cr.solutions(db)):
             instances.append((substitute(cr.head, s), [substitute(b, s) for b in pos], [substitute(b, s) for b in neg]))
         check_budget()
     from ggpzoo.gdl.syntax import sort_key
@@ -141,6 +151,6 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             moves[a[1]].append(a[2])
     for r in moves:
         moves[r].sort(key=sort_key)
-    out = Grounding(fluents, moves, instances, time.perf_counter() - t0)
+    out = Grounding(fluents, moves, instances, time.perf_counter() - t0, rounds)
     out.estimate = est  # expected matches of a literal, from the relaxed model's sizes
     return out
