@@ -8,7 +8,12 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
+import ggpzoo.gdl.ground as ground_module
 from ggpzoo import gdl
+from ggpzoo.gdl.ground import decompose
+from ggpzoo.gdl.syntax import Rule, parse, relation
 
 # A sheet without ``input`` or ``base`` (its action and fluent lists come from grounding)
 # with many relations of similar names, so that a set of them iterates in a different
@@ -46,10 +51,45 @@ SHEET = """
 (<= (goal blue 100) (not (caught red)))
 """
 
+# Pieces that jump to any empty cell of a 4x4 board: a frame axiom over (fluent, move)
+# pairs that grounding rewrites over auxiliary relations (ground.decompose).
+MOVER = """
+(role red) (role blue)
+(index 1) (index 2) (index 3) (index 4)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (cell 1 1 red)) (init (cell 4 4 blue)) (init (control red)) (init (step 0))
+(<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?x 1) (distinct ?x 4))
+(<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?y 1) (distinct ?y 4))
+(<= (init (cell 1 4 b)))
+(<= (init (cell 4 1 b)))
+(<= (legal ?p (move ?x1 ?y1 ?x2 ?y2)) (true (control ?p)) (true (cell ?x1 ?y1 ?p)) (true (cell ?x2 ?y2 b)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+(<= (next (cell ?x2 ?y2 ?p)) (does ?p (move ?x1 ?y1 ?x2 ?y2)))
+(<= (next (cell ?x1 ?y1 b)) (does ?p (move ?x1 ?y1 ?x2 ?y2)))
+(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (does ?p (move ?x1 ?y1 ?x2 ?y2))
+    (distinctcell ?x ?y ?x1 ?y1) (distinctcell ?x ?y ?x2 ?y2))
+(<= (next (control blue)) (true (control red)))
+(<= (next (control red)) (true (control blue)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= (distinctcell ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?x1 ?x2))
+(<= (distinctcell ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?y1 ?y2))
+(<= terminal (true (step 6)))
+(<= redhome (true (cell 4 4 red)))
+(<= (goal red 100) redhome)
+(<= (goal red 0) (not redhome))
+(<= (goal blue 0) redhome)
+(<= (goal blue 100) (not redhome))
+"""
+
 # Run in a fresh interpreter per hash seed: everything a game's network is made of, in order.
 PROBE = r"""
 import hashlib, json, sys
+import numpy as np
+
+import ggpzoo.gdl.ground as ground_module
 from ggpzoo import gdl
+from ggpzoo.gdl.ground import decompose
+from ggpzoo.gdl.syntax import Rule, parse, relation
 from ggpzoo.gdl.syntax import to_text
 
 def digest(x):
@@ -97,8 +137,8 @@ def _read(name: str) -> str:
 
 
 def test_grounding_is_the_same_under_every_hash_seed():
-    names = ("own", "tictactoe", "connect_four", "breakthrough")
-    sheets = {n: SHEET if n == "own" else _read(n) for n in names}
+    names = ("own", "mover", "tictactoe", "connect_four", "breakthrough")
+    sheets = {n: {"own": SHEET, "mover": MOVER}.get(n) or _read(n) for n in names}
     runs = [_probe(sheets, s) for s in SEEDS]
     for n in names:
         first = runs[0][n]
@@ -106,6 +146,26 @@ def test_grounding_is_the_same_under_every_hash_seed():
         for seed, run in zip(SEEDS[1:], runs[1:], strict=True):
             for key in first:
                 assert run[n][key] == first[key], f"{n}: {key} differs between PYTHONHASHSEED 0 and {seed}"
+
+
+def _lockstep(g, games: int, seed: int = 0) -> int:
+    """Random games on the compiled and exact paths side by side; returns the plies played."""
+    rng = np.random.default_rng(seed)
+    m_c, m_e = g.machine("compiled"), g.machine("exact")
+    plies = 0
+    for _ in range(games):
+        s_c, s_e = m_c.initial(), m_e.initial()
+        while True:
+            assert m_c.terminal(s_c) == m_e.terminal(s_e)
+            if m_c.terminal(s_c):
+                assert list(m_c.goals(s_c)) == list(m_e.goals(s_e))
+                break
+            legal_c, legal_e = m_c.legal(s_c), m_e.legal(s_e)
+            assert [list(a) for a in legal_c] == [list(a) for a in legal_e]
+            joint = [int(rng.choice(a)) for a in legal_c]
+            s_c, s_e = m_c.next(s_c, joint), m_e.next(s_e, joint)
+            plies += 1
+    return plies
 
 
 def test_own_sheet_grounds_as_expected():
@@ -116,14 +176,36 @@ def test_own_sheet_grounds_as_expected():
     assert "wait" in g.actions["red"] and ("step", "b") in g.actions["red"]
     assert ("visited", "c") in gr.fluents and ("turn", "blue") in gr.fluents
     assert gr.rounds >= 2
-    # the compiled and exact paths agree on a few plies
-    m_c, m_e = g.machine("compiled"), g.machine("exact")
-    s_c, s_e = m_c.initial(), m_e.initial()
-    for _ in range(6):
-        assert m_c.terminal(s_c) == m_e.terminal(s_e)
-        if m_c.terminal(s_c):
-            break
-        legal_c, legal_e = m_c.legal(s_c), m_e.legal(s_e)
-        assert [list(a) for a in legal_c] == [list(a) for a in legal_e]
-        joint = [int(a[-1]) for a in legal_c]
-        s_c, s_e = m_c.next(s_c, joint), m_e.next(s_e, joint)
+    assert _lockstep(g, 5) > 0
+
+
+def test_decompose_splits_a_frame_axiom_and_projects_the_move():
+    frame = next(r for r in parse(MOVER) if r.body and relation(r.body[0]) == ("true", 1) and r.head[0] == "next")
+    names = iter(range(1, 10))
+    parts = decompose(frame, {("true", 1), ("does", 2)}, lambda name: f"aux {next(names)}:{name}")
+    assert [str(r) for r in parts] == [
+        "(<= (aux 2:next ?x1 ?y1 ?x2 ?y2) (does ?p (move ?x1 ?y1 ?x2 ?y2)))",
+        "(<= (aux 1:next ?x ?y) (aux 2:next ?x1 ?y1 ?x2 ?y2) "
+        "(distinctcell ?x ?y ?x1 ?y1) (distinctcell ?x ?y ?x2 ?y2))",
+        "(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (aux 1:next ?x ?y))",
+    ]
+    # nothing to gain: a single literal, or a part whose instances each serve one of the rule's
+    single = Rule(("next", ("at", "?y")), (("does", "?r", ("go", "?x", "?y")),))
+    assert decompose(single, {("does", 2)}, lambda name: "aux") == [single]
+    filt = parse("(<= (reach ?x ?z) (reach ?x ?y) (edge ?y ?z) (open ?z))")[0]
+    assert decompose(filt, {("reach", 2), ("open", 1)}, lambda name: "aux") == [filt]
+
+
+def test_rewritten_grounding_is_smaller_and_plays_the_same(monkeypatch):
+    plain = gdl.load(MOVER, name="mover")
+    monkeypatch.setattr(ground_module, "MIN_SAVED", 10**9)  # the rules' own instances only
+    n_plain = len(plain.grounding().instances)
+    monkeypatch.undo()
+    g = gdl.load(MOVER, name="mover")
+    gr = g.grounding()
+    aux = [h for h, _, _ in gr.instances if " " in (h[0] if type(h) is tuple else h)]
+    assert aux and 2 * len(gr.instances) <= n_plain
+    assert gr.fluents == plain.grounding().fluents and gr.moves == plain.grounding().moves
+    net = g.propnet()
+    assert net.stats()["rules"] == len(gr.instances)
+    assert _lockstep(g, 4, seed=1) >= 4 * 6
