@@ -264,7 +264,7 @@ def corpus_main(argv=None) -> int:
     p.add_argument("paths", nargs="+", help=".kif files or folders of them")
     p.add_argument("--games", type=int, default=3)
     p.add_argument("--roles", type=int, default=None, help="only sheets with this many roles")
-    p.add_argument("--ground-time-limit", type=float, default=30.0)
+    p.add_argument("--ground-time-limit", type=float, default=30.0, help="CPU seconds grounding may take (default 30)")
     p.add_argument(
         "--time-limit", type=float, default=300.0, help="seconds per sheet for playing, load included (default 300)"
     )
@@ -308,7 +308,7 @@ def main(argv=None) -> int:
     p.add_argument("--games", type=int, default=1000, help="random games for the compiled speed (default 1000)")
     p.add_argument("--seconds", type=float, default=2.0, help="time for the exact path's speed (default 2)")
     p.add_argument("--no-api-test", action="store_true", help="skip PettingZoo's api_test")
-    p.add_argument("--ground-time-limit", type=float, default=60.0)
+    p.add_argument("--ground-time-limit", type=float, default=60.0, help="CPU seconds grounding may take (default 60)")
     a = p.parse_args(argv)
     from ggpzoo.gdl.propnet import random_playouts
 

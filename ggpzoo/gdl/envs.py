@@ -123,7 +123,7 @@ class raw_env(AECEnv, EzPickle):
             past ``ground_time_limit``), ``"compiled"`` or ``"exact"``.
         render_mode: ``None`` or ``"ansi"`` (the true fluents as text).
         max_steps: if given, a game still running after this many joint moves ends by truncation.
-        ground_time_limit: seconds grounding may take before giving up.
+        ground_time_limit: seconds of CPU time grounding may take before giving up.
     """
 
     metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}

@@ -1,0 +1,211 @@
+"""Grounding does not depend on Python's hash seed: the same relaxed model, rule instances,
+action and fluent lists and network under every ``PYTHONHASHSEED``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import ggpzoo.gdl.ground as ground_module
+from ggpzoo import gdl
+from ggpzoo.gdl.ground import decompose
+from ggpzoo.gdl.syntax import Rule, parse, relation
+
+# A sheet without ``input`` or ``base`` (its action and fluent lists come from grounding)
+# with many relations of similar names, so that a set of them iterates in a different
+# order under each hash seed, recursion (``reach``), a frame axiom and negations.
+SHEET = """
+(role red) (role blue)
+(init (at red a)) (init (at blue e)) (init (turn red))
+(edge a b) (edge b c) (edge c d) (edge d e) (edge b d) (edge e a)
+(other red blue) (other blue red)
+(<= (reach ?x ?y) (edge ?x ?y))
+(<= (reach ?x ?z) (edge ?x ?y) (reach ?y ?z))
+(<= (near ?r ?y) (true (at ?r ?x)) (edge ?x ?y))
+(<= (far ?r ?y) (true (at ?r ?x)) (reach ?x ?y) (not (edge ?x ?y)))
+(<= (open ?y) (near ?r ?y) (not (taken ?y)))
+(<= (taken ?y) (true (at ?r ?y)))
+(<= (blocked ?r) (true (at ?r ?x)) (not (hasmove ?r)))
+(<= (hasmove ?r) (true (at ?r ?x)) (edge ?x ?y) (not (taken ?y)))
+(<= (legal ?r (step ?y)) (true (turn ?r)) (near ?r ?y) (open ?y))
+(<= (legal ?r (jump ?y)) (true (turn ?r)) (far ?r ?y) (not (taken ?y)))
+(<= (legal ?r wait) (role ?r) (not (true (turn ?r))))
+(<= (legal ?r wait) (true (turn ?r)) (blocked ?r))
+(<= (moved ?r ?y) (does ?r (step ?y)))
+(<= (moved ?r ?y) (does ?r (jump ?y)))
+(<= (next (at ?r ?y)) (moved ?r ?y))
+(<= (next (at ?r ?x)) (true (at ?r ?x)) (does ?r wait))
+(<= (next (turn ?o)) (true (turn ?r)) (other ?r ?o))
+(<= (next (visited ?y)) (moved ?r ?y))
+(<= (next (visited ?y)) (true (visited ?y)))
+(<= (caught ?r) (true (at ?r ?x)) (true (at ?o ?x)) (other ?r ?o))
+(<= terminal (caught red))
+(<= terminal (true (visited c)) (true (visited d)))
+(<= (goal red 100) (caught red))
+(<= (goal red 0) (not (caught red)))
+(<= (goal blue 0) (caught red))
+(<= (goal blue 100) (not (caught red)))
+"""
+
+# Pieces that jump to any empty cell of a 4x4 board: a frame axiom over (fluent, move)
+# pairs that grounding rewrites over auxiliary relations (ground.decompose).
+MOVER = """
+(role red) (role blue)
+(index 1) (index 2) (index 3) (index 4)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (cell 1 1 red)) (init (cell 4 4 blue)) (init (control red)) (init (step 0))
+(<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?x 1) (distinct ?x 4))
+(<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?y 1) (distinct ?y 4))
+(<= (init (cell 1 4 b)))
+(<= (init (cell 4 1 b)))
+(<= (legal ?p (move ?x1 ?y1 ?x2 ?y2)) (true (control ?p)) (true (cell ?x1 ?y1 ?p)) (true (cell ?x2 ?y2 b)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+(<= (next (cell ?x2 ?y2 ?p)) (does ?p (move ?x1 ?y1 ?x2 ?y2)))
+(<= (next (cell ?x1 ?y1 b)) (does ?p (move ?x1 ?y1 ?x2 ?y2)))
+(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (does ?p (move ?x1 ?y1 ?x2 ?y2))
+    (distinctcell ?x ?y ?x1 ?y1) (distinctcell ?x ?y ?x2 ?y2))
+(<= (next (control blue)) (true (control red)))
+(<= (next (control red)) (true (control blue)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= (distinctcell ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?x1 ?x2))
+(<= (distinctcell ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?y1 ?y2))
+(<= terminal (true (step 6)))
+(<= redhome (true (cell 4 4 red)))
+(<= (goal red 100) redhome)
+(<= (goal red 0) (not redhome))
+(<= (goal blue 0) redhome)
+(<= (goal blue 100) (not redhome))
+"""
+
+# Run in a fresh interpreter per hash seed: everything a game's network is made of, in order.
+PROBE = r"""
+import hashlib, json, sys
+import numpy as np
+
+import ggpzoo.gdl.ground as ground_module
+from ggpzoo import gdl
+from ggpzoo.gdl.ground import decompose
+from ggpzoo.gdl.syntax import Rule, parse, relation
+from ggpzoo.gdl.syntax import to_text
+
+def digest(x):
+    return hashlib.sha256(repr(x).encode()).hexdigest()[:16]
+
+out = {}
+for name, src in json.loads(sys.stdin.read()).items():
+    g = gdl.load(src, name=name)
+    gr = g.grounding()
+    net = g.propnet()
+    stats = net.stats()
+    stats.pop("seconds")
+    stats.pop("live_legal")  # timed: how legal moves are read, chosen by speed (same answers)
+    out[name] = {
+        "fluents": [to_text(f) for f in gr.fluents],
+        "moves": {r: [to_text(m) for m in ms] for r, ms in gr.moves.items()},
+        "actions": {r: [to_text(m) for m in ms] for r, ms in g.actions.items()},
+        "instances": [len(gr.instances), digest(gr.instances)],
+        "rounds": gr.rounds,
+        "stats": stats,
+        "network": digest([net.atom_names, net.legal_atom.tolist(), net.legal_id.tolist(),
+                           net.next_atom.tolist(), net.goal_atom.tolist(), net.phase_a.order.tolist(),
+                           net.phase_b.order.tolist(), net.phase_a.lits.tolist(), net.phase_b.lits.tolist()]),
+    }
+print(json.dumps(out, sort_keys=True))
+"""
+
+SEEDS = ("0", "1", "4242")
+
+
+def _probe(sheets: dict, seed: str) -> dict:
+    env = dict(os.environ, PYTHONHASHSEED=seed, NUMBA_NUM_THREADS="1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE], input=json.dumps(sheets), capture_output=True, text=True, env=env, timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _read(name: str) -> str:
+    with open(gdl.game_path(name), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_grounding_is_the_same_under_every_hash_seed():
+    names = ("own", "mover", "tictactoe", "connect_four", "breakthrough")
+    sheets = {n: {"own": SHEET, "mover": MOVER}.get(n) or _read(n) for n in names}
+    runs = [_probe(sheets, s) for s in SEEDS]
+    for n in names:
+        first = runs[0][n]
+        assert first["instances"][0] > 0 and first["fluents"] and all(first["moves"].values())
+        for seed, run in zip(SEEDS[1:], runs[1:], strict=True):
+            for key in first:
+                assert run[n][key] == first[key], f"{n}: {key} differs between PYTHONHASHSEED 0 and {seed}"
+
+
+def _lockstep(g, games: int, seed: int = 0) -> int:
+    """Random games on the compiled and exact paths side by side; returns the plies played."""
+    rng = np.random.default_rng(seed)
+    m_c, m_e = g.machine("compiled"), g.machine("exact")
+    plies = 0
+    for _ in range(games):
+        s_c, s_e = m_c.initial(), m_e.initial()
+        while True:
+            assert m_c.terminal(s_c) == m_e.terminal(s_e)
+            if m_c.terminal(s_c):
+                assert list(m_c.goals(s_c)) == list(m_e.goals(s_e))
+                break
+            legal_c, legal_e = m_c.legal(s_c), m_e.legal(s_e)
+            assert [list(a) for a in legal_c] == [list(a) for a in legal_e]
+            joint = [int(rng.choice(a)) for a in legal_c]
+            s_c, s_e = m_c.next(s_c, joint), m_e.next(s_e, joint)
+            plies += 1
+    return plies
+
+
+def test_own_sheet_grounds_as_expected():
+    g = gdl.load(SHEET, name="own")
+    gr = g.grounding()
+    # no input: the action lists are the grounding's, in sort order
+    assert g.actions == gr.moves
+    assert "wait" in g.actions["red"] and ("step", "b") in g.actions["red"]
+    assert ("visited", "c") in gr.fluents and ("turn", "blue") in gr.fluents
+    assert gr.rounds >= 2
+    assert _lockstep(g, 5) > 0
+
+
+def test_decompose_splits_a_frame_axiom_and_projects_the_move():
+    frame = next(r for r in parse(MOVER) if r.body and relation(r.body[0]) == ("true", 1) and r.head[0] == "next")
+    names = iter(range(1, 10))
+    parts = decompose(frame, {("true", 1), ("does", 2)}, lambda name: f"aux {next(names)}:{name}")
+    assert [str(r) for r in parts] == [
+        "(<= (aux 2:next ?x1 ?y1 ?x2 ?y2) (does ?p (move ?x1 ?y1 ?x2 ?y2)))",
+        "(<= (aux 1:next ?x ?y) (aux 2:next ?x1 ?y1 ?x2 ?y2) "
+        "(distinctcell ?x ?y ?x1 ?y1) (distinctcell ?x ?y ?x2 ?y2))",
+        "(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (aux 1:next ?x ?y))",
+    ]
+    # nothing to gain: a single literal, or a part whose instances each serve one of the rule's
+    single = Rule(("next", ("at", "?y")), (("does", "?r", ("go", "?x", "?y")),))
+    assert decompose(single, {("does", 2)}, lambda name: "aux") == [single]
+    filt = parse("(<= (reach ?x ?z) (reach ?x ?y) (edge ?y ?z) (open ?z))")[0]
+    assert decompose(filt, {("reach", 2), ("open", 1)}, lambda name: "aux") == [filt]
+
+
+def test_rewritten_grounding_is_smaller_and_plays_the_same(monkeypatch):
+    plain = gdl.load(MOVER, name="mover")
+    monkeypatch.setattr(ground_module, "MIN_SAVED", 10**9)  # the rules' own instances only
+    n_plain = len(plain.grounding().instances)
+    monkeypatch.undo()
+    g = gdl.load(MOVER, name="mover")
+    gr = g.grounding()
+    aux = [h for h, _, _ in gr.instances if " " in (h[0] if type(h) is tuple else h)]
+    assert aux and 2 * len(gr.instances) <= n_plain
+    assert gr.fluents == plain.grounding().fluents and gr.moves == plain.grounding().moves
+    net = g.propnet()
+    assert net.stats()["rules"] == len(gr.instances)
+    assert _lockstep(g, 4, seed=1) >= 4 * 6
