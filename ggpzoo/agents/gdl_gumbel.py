@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import Agent, seeded_rng
-from ggpzoo.agents.gdl_mcts import SimultaneousMoveError, state_from_fluents
+from ggpzoo.agents.gdl_mcts import SimultaneousMoveError, checked_state, env_state
 from ggpzoo.agents.gumbel import (
     C_SCALE,
     C_VISIT,
@@ -305,24 +305,6 @@ class GDLGumbelSearch(GumbelSearch):
 
 
 # ----------------------------------------------------------------------------- the agent
-def _compiled_state(game, state) -> np.ndarray:
-    """``state`` as a checked copy of a compiled state of ``game`` (an exact-path state, a
-    frozenset of fluents, is converted)."""
-    n = len(game.propnet().fluents)
-    if isinstance(state, frozenset):
-        return state_from_fluents(game, state)
-    if not isinstance(state, np.ndarray):
-        raise TypeError(
-            f"a GDL agent takes a state (a uint8 array of {n} fluents, env.unwrapped.get_state()), "
-            f"got {type(state).__name__}"
-        )
-    if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
-        raise ValueError(f"not a state of {game.name}: expected {n} fluents (0/1), got {state.dtype} {state.shape}")
-    if n and (state.min() < 0 or state.max() > 1):
-        raise ValueError(f"not a state of {game.name}: fluents must be 0 or 1")
-    return np.ascontiguousarray(state, np.uint8).copy()
-
-
 class GDLGumbelAZAgent(Agent):
     """A trained GDL AlphaZero network (``python -m ggpzoo.training.az --env gdl:SHEET``)
     playing its game, alone or with search; called with a state.
@@ -395,21 +377,11 @@ class GDLGumbelAZAgent(Agent):
 
     def act(self, env) -> int:
         """The move of ``env.agent_selection`` in a GDL env of this agent's game."""
-        from ggpzoo.gdl.game import Game
-
-        raw = env.unwrapped
-        game = getattr(raw, "game", None)
-        if not isinstance(game, Game):
-            raise ValueError(f"a GDL agent plays GDL envs (ggpzoo.gdl.env), got {type(raw).__name__}")
-        state = raw.get_state()
-        if game is not self.game:
-            if game.text != self.game.text:
-                raise ValueError(f"this agent plays {self.game.name}, got a GDL env of {game.name}")
-            state = frozenset(raw.machine.fluents(state))  # another load of the same sheet: go by the fluents
-        return self(state, role=raw.agent_selection)
+        state, role = env_state(env, self.game, "GDLGumbelAZAgent")
+        return self(state, role=role)
 
     def __call__(self, state, role: str | None = None) -> int:
-        root = _compiled_state(self.game, state)
+        root = checked_state(self.game, state, "GDLGumbelAZAgent")
         if role is not None and role not in self.roles:
             raise ValueError(f"role must be one of {self.roles}, got {role!r}")
         if self.machine.terminal(root):

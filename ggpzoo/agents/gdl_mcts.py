@@ -89,7 +89,7 @@ from ggpzoo.gdl.propnet import (
 )
 from ggpzoo.gdl.syntax import GDLError, to_text
 
-__all__ = ["GDLMCTSAgent", "SimultaneousMoveError", "state_from_fluents"]
+__all__ = ["GDLMCTSAgent", "SimultaneousMoveError", "checked_state", "env_state", "state_from_fluents"]
 
 # What a state is to the search (``_status``), and why a search stopped (``_search``).
 CHOICE, TERMINAL_STATE, FORCED, SIMULTANEOUS = 0, 1, 2, 3
@@ -520,6 +520,41 @@ def state_from_fluents(game, fluents) -> np.ndarray:
     return state
 
 
+def checked_state(game, state, who: str) -> np.ndarray:
+    """``state`` as a checked copy of a compiled state of ``game`` (an exact-path state, a
+    frozenset of fluents, is converted); ``who`` names the agent in the errors."""
+    n = len(game.propnet().fluents)
+    if isinstance(state, frozenset):
+        return state_from_fluents(game, state)
+    if not isinstance(state, np.ndarray):
+        raise TypeError(
+            f"{who} takes a GDL state (a uint8 array of {n} fluents, env.unwrapped.get_state()), "
+            f"got {type(state).__name__}"
+        )
+    if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
+        raise ValueError(f"not a state of {game.name}: expected {n} fluents (0/1), got {state.dtype} {state.shape}")
+    if n and (state.min() < 0 or state.max() > 1):
+        raise ValueError(f"not a state of {game.name}: fluents must be 0 or 1")
+    return np.ascontiguousarray(state, np.uint8).copy()
+
+
+def env_state(env, game, who: str):
+    """``(state, role to act)`` of a GDL env of ``game`` (another load of the same sheet goes
+    by its fluents); ``who`` names the agent in the errors."""
+    from ggpzoo.gdl.game import Game
+
+    raw = env.unwrapped
+    other = getattr(raw, "game", None)
+    if not isinstance(other, Game):
+        raise ValueError(f"{who} plays GDL envs (ggpzoo.gdl.env), got {type(raw).__name__}")
+    state = raw.get_state()
+    if other is not game:
+        if other.text != game.text:
+            raise ValueError(f"this {who} plays {game.name}, got a GDL env of {other.name}")
+        state = frozenset(raw.machine.fluents(state))
+    return state, raw.agent_selection
+
+
 class GDLMCTSAgent(UCTBudget, Agent):
     """UCT with random rollouts on a GDL game's compiled network; called with a state.
 
@@ -579,35 +614,11 @@ class GDLMCTSAgent(UCTBudget, Agent):
 
     def act(self, env) -> int:
         """The move of ``env.agent_selection`` in a GDL env of this agent's game."""
-        from ggpzoo.gdl.game import Game
-
-        raw = env.unwrapped
-        game = getattr(raw, "game", None)
-        if not isinstance(game, Game):
-            raise ValueError(f"GDLMCTSAgent plays GDL envs (ggpzoo.gdl.env), got {type(raw).__name__}")
-        state = raw.get_state()
-        if game is not self.game:
-            if game.text != self.game.text:
-                raise ValueError(f"this GDLMCTSAgent plays {self.game.name}, got a GDL env of {game.name}")
-            state = frozenset(raw.machine.fluents(state))  # another load of the same sheet: go by the fluents
-        return self(state, role=raw.agent_selection)
+        state, role = env_state(env, self.game, "GDLMCTSAgent")
+        return self(state, role=role)
 
     def _checked(self, state) -> np.ndarray:
-        n = len(self.net.fluents)
-        if isinstance(state, frozenset):
-            return state_from_fluents(self.game, state)
-        if isinstance(state, tuple) or not isinstance(state, np.ndarray):
-            raise TypeError(
-                f"GDLMCTSAgent takes a GDL state (a uint8 array of {n} fluents, env.unwrapped.get_state()), "
-                f"got {type(state).__name__}"
-            )
-        if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
-            raise ValueError(
-                f"not a state of {self.game.name}: expected {n} fluents (0/1), got {state.dtype} {state.shape}"
-            )
-        if n and (state.min() < 0 or state.max() > 1):
-            raise ValueError(f"not a state of {self.game.name}: fluents must be 0 or 1")
-        return np.ascontiguousarray(state, np.uint8).copy()
+        return checked_state(self.game, state, "GDLMCTSAgent")
 
     def _ext_rows(self, rows: int, keep: int) -> np.ndarray:
         """The ``ext`` table with at least ``rows`` rows (grown with the node table, keeping ``keep``)."""
