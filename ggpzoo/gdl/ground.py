@@ -252,13 +252,6 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if count[0] > max_facts:
             raise GroundingTooLarge(f"grounding stopped at {max_facts:,} facts: the game is too large to ground")
 
-    def checked(solutions):
-        """The solutions, with the budget checked every 4,096 (one join can take long)."""
-        for i, s in enumerate(solutions, 1):
-            if not i & 4095:
-                check_budget()
-            yield s
-
     for _cr, aux, _main in groups:
         for a in aux:
             if a.rel[0] in guards:
@@ -290,8 +283,10 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
     solved: dict = {}  # compiled rule -> solutions found (an auxiliary's: does it merge many?)
     for cr in rules:  # first, naive round
         n = 0
-        for s in checked(cr.solutions(db)):
+        for s in cr.solutions(db):
             n += 1
+            if not n & 4095:  # the budget within a join too: one join can take long
+                check_budget()
             h = substitute(cr.head, s)
             delta.setdefault(cr.rel, []).append(h)
         solved[cr] = n
@@ -317,8 +312,10 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             for rel, items in delta.items():
                 if not items:
                     continue
-                for s in checked(cr.delta_solutions(db, {rel: items})):
+                for s in cr.delta_solutions(db, {rel: items}):
                     n += 1
+                    if not n & 4095:
+                        check_budget()
                     h = substitute(cr.head, s)
                     if h not in store[cr.rel].facts:
                         new.setdefault(cr.rel, []).append(h)
@@ -340,7 +337,9 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         neg = [b for b in cr.negative if relation(b) in dynamic]
         aux = [k for k, b in enumerate(pos) if relation(b) in aux_rels]
         out, counts = [], []
-        for s in checked(cr.solutions(db)):
+        for s in cr.solutions(db):
+            if not len(out) & 4095:
+                check_budget()
             p = [substitute(b, s) for b in pos]
             out.append((substitute(cr.head, s), p, [substitute(b, s) for b in neg]))
             if mult is not None:
