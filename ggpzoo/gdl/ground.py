@@ -88,13 +88,18 @@ def decompose(rule: Rule, dynamic, fresh, _root: str | None = None) -> list[Rule
       rule's), becomes ``(aux I) <= component`` with ``I`` its head variables, and the rule
       reads ``(aux I)`` instead. A frame axiom ``(next (cell ?x ?y ?p)) <= (true (cell ?x ?y
       ?p)) (does ?r (move ?x1 ?y1 ?x2 ?y2)) (distinctcell ?x ?y ?x1 ?y1) ...`` then has one
-      instance per fluent and one per (cell, move) instead of one per (fluent, move).
+      instance per fluent and one per (cell, move) instead of one per (fluent, move). When a
+      dynamic literal of the rest holds all of ``I`` (``(true (cell ?x ?y ?p))``), the
+      auxiliary rule also reads ``(guard I) <= that literal``, so that it is grounded for the
+      cells of the model only, not every pair a static relation allows; a guard (named by
+      ``fresh(name, "guard")``) only restricts the join: it is no literal of an instance.
     * *projection*: a positive dynamic literal with variables found nowhere else in the rule
       (``?x2 ?y2`` of ``(does ?r (play ?x1 ?y1 ?x2 ?y2))`` when only ``?x1 ?y1`` are used),
       when the body has other literals, becomes ``(aux ?x1 ?y1) <= (does ?r (play ...))``.
 
-    ``fresh(name)`` names a new relation serving relation ``name``. Returns the auxiliary rules first (each after the
-    ones it reads), the rewritten rule last; ``[rule]`` when nothing applies."""
+    ``fresh(name, kind="aux")`` names a new relation serving relation ``name``. Returns the
+    auxiliary rules first (each after the ones it reads), the rewritten rule last; ``[rule]``
+    when nothing applies."""
     body = list(rule.body)
     out: list = []
     head_vars = variables(rule.head)
@@ -146,6 +151,15 @@ def decompose(rule: Rule, dynamic, fresh, _root: str | None = None) -> list[Rule
                 ):
                     name = fresh(root)
                     aux = (name, *iface) if iface else name
+                    others = [body[j] for j in range(len(body)) if j not in members]
+                    dom = next(
+                        (b for b in others if _is_dynamic(b, dynamic) and b[0] != "not" and set(iface) <= variables(b)),
+                        None,
+                    )
+                    if iface and dom is not None:
+                        guard = (fresh(root, "guard"), *iface)
+                        out.append(Rule(guard, (dom,), rule.line))
+                        lits = [guard, *lits]
                     out.extend(decompose(Rule(aux, tuple(lits), rule.line), dynamic | {relation(aux)}, fresh, root))
                     dynamic = dynamic | {relation(aux)}
                     new_body.append(aux)
@@ -184,11 +198,15 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
     taken = {rel[0] for rel in program.relations}
     n_aux = [0]
 
-    def fresh(name):
+    guards: set = set()
+
+    def fresh(name, kind="aux"):
         while True:
             n_aux[0] += 1
-            aux = f"aux {n_aux[0]}:{name}"  # a space: no sheet can name a relation so
+            aux = f"{kind} {n_aux[0]}:{name}"  # a space: no sheet can name a relation so
             if aux not in taken:
+                if kind == "guard":
+                    guards.add(aux)
                 return aux
 
     groups = []  # (original compiled rule, compiled auxiliary rules, compiled rewritten rule or None)
@@ -200,7 +218,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if len(parts) == 1:
             groups.append((cr, [], None))
             continue
-        dynamic |= {relation(r.head) for r in parts[:-1]}
+        dynamic |= {relation(r.head) for r in parts[:-1] if relation(r.head)[0] not in guards}
         groups.append((cr, parts[:-1], parts[-1]))
     groups = [
         (cr, [_Compiled(r, dynamic, True) for r in aux], None if main is None else _Compiled(main, dynamic, True))
@@ -234,32 +252,15 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if count[0] > max_facts:
             raise GroundingTooLarge(f"grounding stopped at {max_facts:,} facts: the game is too large to ground")
 
-    def checked(solutions):
-        """The solutions, with the budget checked every 4,096 (one join can take long)."""
-        for i, s in enumerate(solutions, 1):
-            if not i & 4095:
-                check_budget()
-            yield s
-
+    for _cr, aux, _main in groups:
+        for a in aux:
+            if a.rel[0] in guards:
+                store[a.rel] = _Rel()
     for rel in sorted(dynamic):  # a set: sorted, so that nothing depends on the hash seed
         store.setdefault(rel, _Rel())
     for rel in ("next", 1), ("legal", 2):
         if rel not in static:
             store.setdefault(rel, _Rel())
-    # init is static: ``true <= init`` seeds the first delta.
-    delta: dict = {}
-    solved: dict = {}  # compiled rule -> solutions found (an auxiliary's: does it merge many?)
-    for cr in rules:  # first, naive round
-        n = 0
-        for s in checked(cr.solutions(db)):
-            n += 1
-            h = substitute(cr.head, s)
-            delta.setdefault(cr.rel, []).append(h)
-        solved[cr] = n
-    for rel, items in list(delta.items()):
-        target = store[rel]
-        delta[rel] = [h for h in items if target.add(h)]
-        count[0] += len(delta[rel])
 
     def est(lit, bound):
         """Expected matches of ``lit`` with the variables ``bound`` known, from the model so far."""
@@ -271,6 +272,28 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if not paths:
             return float(n)
         return n / max(1, len(rel.index(paths)))
+
+    # init is static: ``true <= init`` seeds the first delta. The bodies ordered by the
+    # sizes so far: a literal of a relation still empty first, so a rule that reads one
+    # costs nothing (static literals first, an auxiliary rule of chess joined 16 million
+    # pairs of cells before finding no move)
+    for cr in rules:
+        cr.reorder(est)
+    delta: dict = {}
+    solved: dict = {}  # compiled rule -> solutions found (an auxiliary's: does it merge many?)
+    for cr in rules:  # first, naive round
+        n = 0
+        for s in cr.solutions(db):
+            n += 1
+            if not n & 4095:  # the budget within a join too: one join can take long
+                check_budget()
+            h = substitute(cr.head, s)
+            delta.setdefault(cr.rel, []).append(h)
+        solved[cr] = n
+    for rel, items in list(delta.items()):
+        target = store[rel]
+        delta[rel] = [h for h in items if target.add(h)]
+        count[0] += len(delta[rel])
 
     sizes: dict = {}
     rounds = 0
@@ -289,8 +312,10 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             for rel, items in delta.items():
                 if not items:
                     continue
-                for s in checked(cr.delta_solutions(db, {rel: items})):
+                for s in cr.delta_solutions(db, {rel: items}):
                     n += 1
+                    if not n & 4095:
+                        check_budget()
                     h = substitute(cr.head, s)
                     if h not in store[cr.rel].facts:
                         new.setdefault(cr.rel, []).append(h)
@@ -312,7 +337,9 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         neg = [b for b in cr.negative if relation(b) in dynamic]
         aux = [k for k, b in enumerate(pos) if relation(b) in aux_rels]
         out, counts = [], []
-        for s in checked(cr.solutions(db)):
+        for s in cr.solutions(db):
+            if not len(out) & 4095:
+                check_budget()
             p = [substitute(b, s) for b in pos]
             out.append((substitute(cr.head, s), p, [substitute(b, s) for b in neg]))
             if mult is not None:
@@ -327,6 +354,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         # the rewritten rules' instances, when an auxiliary relation merges solutions (its
         # rule had twice as many as it has facts), and how many the original rule would
         # have: kept when they are at most half as many and MIN_SAVED fewer
+        aux = [a for a in aux if a.rel[0] not in guards]  # a guard only restricted the joins
         if main is not None and any(solved[a] >= 2 * len(store[a.rel].items) for a in aux):
             mult: dict = {}
             aux_rels: set = set()
