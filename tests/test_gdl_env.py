@@ -334,18 +334,23 @@ NO_INPUT = """
 
 
 def test_grounding_that_runs_out_of_time_fails_once_and_clearly():
-    """Past ground_time_limit, a sheet without input cannot run on either path: the error
-    says so, and asking again fails at once instead of grounding for as long again."""
+    """Past ground_time_limit, grounding says so, and asking again fails at once instead of
+    grounding for as long again; a sheet without input then plays on the exact path, its
+    spaces from argument domains (with a warning); a longer limit grounds."""
     from ggpzoo.gdl.ground import GroundingTooLarge
 
     g = gdl.load(NO_INPUT, ground_time_limit=0.0)
-    with pytest.raises(GroundingTooLarge, match="no input relation") as first:
-        gdl.raw_env(g, backend="auto")
+    with pytest.raises(GroundingTooLarge, match="play the exact path .* argument domains") as first:
+        g.grounding()
     with pytest.raises(GroundingTooLarge) as again:
         g.grounding()
     assert again.value is first.value
-    g.ground_time_limit = 60.0  # a longer limit tries again
+    with pytest.warns(UserWarning, match="come from argument domains"):
+        env = gdl.raw_env(g, backend="auto")
+    assert env.backend == "exact" and g.spaces_from == {"actions": "domains", "fluents": "domains"}
     assert g.actions == {r: [("pick", "1"), ("pick", "2")] for r in ("a", "b")}
+    g.ground_time_limit = 60.0  # a longer limit tries again
+    assert g.grounding().moves == {r: [("pick", "1"), ("pick", "2")] for r in ("a", "b")}
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connect_four", "breakthrough"])

@@ -4,7 +4,7 @@
 | Creation           | `ggpzoo.gdl.env("game.kif")`, `raw_env(...)`, `parallel_env(...)`               |
 |--------------------|----------------------------------------------------------------------------------|
 | Agents             | the sheet's roles, in the sheet's order                                          |
-| Action space       | `Discrete(k)` per role: its possible moves (`input`, else grounding)             |
+| Action space       | `Discrete(k)` per role: its possible moves (`input`, else grounding or domains)  |
 | Observation        | `{"observation": int8 (F + R,), "action_mask": int8 (k,)[, "planes": int8 (H, W, C)]}` |
 | Backends           | `"compiled"` (propositional network in numba), `"exact"` (the reasoner), `"auto"` |
 
@@ -16,8 +16,8 @@ sheet does not call terminal where some role has no legal move ends the game (as
 RULES.md "Common").
 
 ### Observation
-`observation`: one byte per fluent of the base set (`game.fluents`, from `base` or
-grounding), 1 when the fluent is true, followed by a one-hot of the observing role.
+`observation`: one byte per fluent of the base set (`game.fluents`, from `base`,
+grounding or argument domains), 1 when the fluent is true, followed by a one-hot of the observing role.
 `planes` (only when the fluents describe a grid, `(cell ?x ?y ...)` and the like):
 `planes[y, x, c]` is 1 when the fluent of channel `c` (`env.unwrapped.plane_names[c]`)
 holds at coordinates (x, y), both in the sheet's own order (numbers numerically).
@@ -384,7 +384,7 @@ class raw_env(AECEnv, EzPickle):
         out = np.zeros(len(self.machine.net.fluents), np.uint8)
         for f in terms:
             if f not in index:
-                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name} (no state of the grounding has it)")
+                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name} (not in game.fluents)")
             out[index[f]] = 1
         return out
 

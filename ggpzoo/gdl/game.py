@@ -64,6 +64,9 @@ class Game:
         self._cache: dict = {}
         self._grounding = None
         self._grounding_failed = None
+        self._domains = None
+        # where the fixed spaces came from: "input"/"base", "grounding" or "domains"
+        self.spaces_from: dict = {}
 
     # ------------------------------------------------------------------ exact answers
     def initial_state(self) -> frozenset:
@@ -132,8 +135,8 @@ class Game:
                 if not self.program.static_facts(("input", 2)):
                     e = GroundingTooLarge(
                         str(e).split("; raise time_limit")[0]
-                        + "; the sheet has no input relation, so its action spaces come from grounding on "
-                        "either path: raise ground_time_limit"
+                        + "; raise ground_time_limit, or play the exact path (backend='exact'; 'auto' falls back to "
+                        "it), whose action spaces then come from argument domains (ggpzoo.gdl.domains)"
                     )
                 self._grounding_failed = (self.ground_time_limit, e)
                 raise e from None
@@ -148,15 +151,20 @@ class Game:
     def actions(self) -> dict:
         """role -> the list of its possible moves: action id ``i`` is ``actions[role][i]``.
 
-        From the ``input`` relation when the sheet has one, else from grounding."""
+        From the ``input`` relation when the sheet has one, else from grounding, else (when
+        grounding runs past ``ground_time_limit``) from argument domains, with a warning
+        (``spaces_from`` says which)."""
         inputs = self.program.static_facts(("input", 2))
         if inputs:
             out = {r: [] for r in self.roles}
             for a in inputs:
                 if a[1] in out:
                     out[a[1]].append(a[2])
+            self.spaces_from["actions"] = "input"
             return {r: sorted(set(v), key=sort_key) for r, v in out.items()}
-        return {r: list(v) for r, v in self.grounding().moves.items()}
+        got = self._spaces()
+        self.spaces_from["actions"] = got[0]
+        return {r: list(v) for r, v in got[1].moves.items()}
 
     @cached_property
     def action_ids(self) -> dict:
@@ -164,11 +172,42 @@ class Game:
 
     @cached_property
     def fluents(self) -> list:
-        """The base set: from the ``base`` relation when present, else from grounding."""
+        """The base set: from the ``base`` relation when present, else from grounding, else
+        (as for :attr:`actions`) from argument domains."""
         base = self.program.static_facts(("base", 1))
         if base:
+            self.spaces_from["fluents"] = "base"
             return sorted({a[1] for a in base} | set(self._init), key=sort_key)
-        return list(self.grounding().fluents)
+        got = self._spaces()
+        self.spaces_from["fluents"] = got[0]
+        return list(got[1].fluents)
+
+    def _spaces(self):
+        """``("grounding", the grounding)``, or ``("domains", the argument domains)`` when
+        grounding runs past its limit (a warning says so: the spaces are larger, and they
+        differ from the ones a grounding within the limit would give)."""
+        from ggpzoo.gdl.ground import GroundingTooLarge
+
+        try:
+            return "grounding", self.grounding()
+        except GroundingTooLarge as e:
+            if self._domains is None:
+                import warnings
+
+                from ggpzoo.gdl.domains import domains
+
+                try:
+                    self._domains = domains(self.program, self.roles)
+                except GDLError as d:
+                    raise GroundingTooLarge(f"{e}; and the argument domains fail too: {d}") from None
+                warnings.warn(
+                    f"{self.name}: {str(e).split(';')[0]}; the fixed spaces come from argument domains "
+                    f"instead ({len(self._domains.fluents):,} fluents; moves "
+                    + ", ".join(f"{r} {len(m):,}" for r, m in self._domains.moves.items())
+                    + "), larger than grounding's and not the same: raise ground_time_limit for grounding's",
+                    stacklevel=3,
+                )
+            return "domains", self._domains
 
     @cached_property
     def fluent_ids(self) -> dict:
