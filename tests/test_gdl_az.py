@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -317,6 +318,20 @@ def test_a_saved_model_plays_legal_moves_in_the_arena(name, tmp_path):
     assert isinstance(agents[1], GDLGumbelAZAgent) and agents[1].simulations == 8
     result = round_robin(f"gdl:{name}", agents, games=2, progress=False)  # an illegal move is an ArenaError
     assert len(result.games) == 6 and all(r.length > 0 for r in result.games)
+
+
+def test_a_model_of_a_sheet_by_relative_path_loads_from_anywhere(tmp_path, monkeypatch):
+    (tmp_path / "sheets").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(gdl.game_path("tictactoe"), tmp_path / "sheets" / "mine.kif")
+    monkeypatch.chdir(tmp_path)
+    path = save_model(GDLAZNet("gdl:sheets/mine.kif", width=8, blocks=0), "m")
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the relative path no longer reads the sheet
+    net = load_model(str(tmp_path / path))
+    assert net.env_name == f"gdl:{tmp_path / 'sheets' / 'mine.kif'}"
+    assert make_agent(f"az:{tmp_path / path}", "gdl:../sheets/mine.kif").game.name == "mine"
+    # a shipped sheet, given by its path, is stored by its name
+    assert GDLAZNet(f"gdl:{gdl.game_path('tictactoe')}", width=8, blocks=0).env_name == "gdl:tictactoe"
 
 
 def test_az_agent_refusals(tmp_path):

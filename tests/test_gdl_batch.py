@@ -198,3 +198,16 @@ def test_step_which_moves_only_the_chosen_games():
     actions[~which] = 99  # ignored: those games wait
     v.step(actions, which=which)
     assert np.array_equal(v.states[~which], states[~which]) and (v.steps == which).all()
+
+
+def test_kernel_tables_are_the_batchs_own_arrays():
+    """Kernels built on a batch (the Gumbel search) move its games through these tables."""
+    games = GDLVectorGames(gdl.load(gdl.game_path("tictactoe")), num_games=3)
+    games.reset()
+    t = games.kernel_tables()
+    assert t.G[0] is games.states and t.S[2] is games.over and t.S[5] is games.steps and t.S[6] is games.goals
+    assert t.num_fluents == len(games.game.fluents) == games.single_observation_space.shape[0] - 2
+    games.step(games.random_actions(seed=0))
+    assert t.S[5].tolist() == [1, 1, 1]  # what a step moves, the tables show
+    obs = games.observe()
+    assert np.array_equal(obs[:, t.obs_cols], games.states[:, t.obs_src])

@@ -104,6 +104,13 @@ def test_the_exact_path_plays_on_domains_when_grounding_stops():
         api_test(gdl.env(gdl.load(SHEET, ground_time_limit=0.0)), num_cycles=30)
 
 
+def test_the_domains_warning_names_the_line_that_read_the_spaces():
+    g = gdl.load(SHEET, ground_time_limit=0.0)
+    with pytest.warns(UserWarning, match="argument domains") as got:
+        g.actions  # noqa: B018 (the property's read is the point)
+    assert got[0].filename == __file__
+
+
 def test_a_sheet_whose_domains_have_no_end_is_refused_with_both_reasons():
     text = SHEET + "(init (count 0)) (<= (next (count (s ?n))) (true (count ?n)))"
     g = gdl.load(text, ground_time_limit=0.0)

@@ -235,16 +235,17 @@ class GDLGumbelSearch(GumbelSearch):
         # each tree walks its states on its own row of the network's values
         self.walkers = w = GDLVectorGames(self.game, self.games, auto_reset=False)
         w.reset()
+        self.tables = w.kernel_tables()
         self.num_actions = int(w.num_actions.max())
         self.cells = np.arange(self.num_actions, dtype=np.int64)[:, None]
-        self.obs = np.zeros((self.games, w._nf + len(w.roles)), np.int8)
+        self.obs = np.zeros((self.games, self.tables.num_fluents + len(w.roles)), np.int8)
         self.legal = np.zeros(w.max_actions, np.int64)
         self.ids = np.zeros(len(w.roles), np.int64)
         self._trees(w.max_actions, (1, self.num_actions))
 
     def _kernel_args(self) -> tuple:
-        w = self.walkers
-        return w._G, w._K, w._pa, w._pb, w._leg, w._moves, w._S
+        t = self.tables
+        return t.G, t.K, t.phase_a, t.phase_b, t.legal, t.moves, t.S
 
     def _stop(self, code: int, g: int):
         self.walkers.reset()  # a failing walk may leave its row of the network half updated
@@ -262,7 +263,7 @@ class GDLGumbelSearch(GumbelSearch):
     def _expand_leaves(self, logits: np.ndarray, vals: np.ndarray) -> None:
         _expand_backup(
             self.leaf, self.nodes, self.values, logits, vals, self.cells, self.e_action, self.e_logit,
-            self.e_child, self.e_gumbel, self.top, self.walkers._S, self.considered_m, self.max_considered,
+            self.e_child, self.e_gumbel, self.top, self.tables.S, self.considered_m, self.max_considered,
             self._rng_states, self.gumbel_scale, self.legal,
         )  # fmt: skip
 
@@ -281,7 +282,7 @@ class GDLGumbelSearch(GumbelSearch):
             raise ValueError(f"this search holds {self.games} games, got {n}")
         active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
         G, K, pa, pb, leg, moves, S = self._kernel_args()
-        leaf, cols, src, nf = self.leaf[:n], w._obs_cols, w._obs_src, w._nf
+        leaf, cols, src, nf = self.leaf[:n], self.tables.obs_cols, self.tables.obs_src, self.tables.num_fluents
 
         def start():
             k, code, g = _start(

@@ -35,7 +35,7 @@ from ggpzoo.gdl.envs import MAX_FORCED
 from ggpzoo.gdl.propnet import _copy, _does, _eval, _goals, _goto, _legal, _legal_live, _load_state, _next, _set_does
 from ggpzoo.gdl.syntax import GDLError, to_text
 
-__all__ = ["GDLVectorGames", "GDLStepResult"]
+__all__ = ["GDLVectorGames", "GDLStepResult", "KernelTables"]
 
 # what a state is (``_status``) and what went wrong (negative codes)
 CHOICE, OVER, FORCED, SIMULTANEOUS = 0, 1, 2, 3
@@ -277,6 +277,24 @@ def _positive_int(x, what: str) -> int:
     return int(x)
 
 
+class KernelTables(NamedTuple):
+    """The arrays a batch's numba kernels take (:meth:`GDLVectorGames.kernel_tables`), for
+    kernels built on the batch (the Gumbel search of :mod:`ggpzoo.agents.gdl_gumbel` walks
+    its trees on one). Each is the batch's own array, not a copy: moving a game through
+    them moves the batch."""
+
+    G: tuple  # per game: states, network values, and a propagating network's counters
+    K: tuple  # shared: the network's kind flags, atom ids, propagation stack and fan-outs
+    phase_a: tuple  # the network's evaluation before the moves (legal, terminal, goals)
+    phase_b: tuple  # and after them (next)
+    legal: tuple  # the legal atoms per role and their action ids
+    moves: tuple  # the does atoms per role and action id
+    S: tuple  # per game: legal ids, their counts, over, truncated, mover, steps, goals
+    obs_cols: np.ndarray  # observation columns that are fluents of the network
+    obs_src: np.ndarray  # and the network's fluent index of each
+    num_fluents: int  # the observation's fluent part (``len(game.fluents)``)
+
+
 class GDLVectorGames:
     """``num_games`` independent games of one GDL sheet, stepped together in numba.
 
@@ -362,6 +380,13 @@ class GDLVectorGames:
         self._R = (np.zeros(n, np.bool_), np.zeros((n, R), np.int64), np.zeros(n, np.bool_), np.zeros(n, np.int64))
         self._results: list = []
         self._started = False  # no game until reset()
+
+    def kernel_tables(self) -> KernelTables:
+        """The arrays the batch's kernels take (see :class:`KernelTables`)."""
+        return KernelTables(
+            self._G, self._K, self._pa, self._pb, self._leg, self._moves, self._S,
+            self._obs_cols, self._obs_src, self._nf,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ helpers
     def _require_reset(self) -> None:

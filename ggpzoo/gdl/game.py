@@ -205,7 +205,7 @@ class Game:
                     f"instead ({len(self._domains.fluents):,} fluents; moves "
                     + ", ".join(f"{r} {len(m):,}" for r, m in self._domains.moves.items())
                     + "), larger than grounding's and not the same: raise ground_time_limit for grounding's",
-                    stacklevel=3,
+                    stacklevel=4,  # past _spaces, the property and cached_property: the line that read it
                 )
             return "domains", self._domains
 

@@ -145,7 +145,12 @@ class GDLAZNet(nn.Module):
         if min(width, blocks + 1, value_hidden) < 1:
             raise ValueError(f"width, value_hidden must be >= 1 and blocks >= 0, got {width}, {blocks}, {value_hidden}")
         roles = len(s.agents)
-        self.env_name = env_name
+        # stored by a name that reads the same sheet from any working directory: a shipped
+        # sheet's name, else the sheet's absolute path (a relative one would depend on it)
+        if not s.path:  # the spec of a game loaded from text
+            self.env_name = env_name
+        else:
+            self.env_name = f"gdl:{s.sheet}" if s.path == _shipped(s.sheet) else f"gdl:{s.path}"
         self.config = {"width": int(width), "blocks": int(blocks), "value_hidden": int(value_hidden)}
         self.num_fluents = s.num_fluents
         self.roles = roles
@@ -194,6 +199,16 @@ def evaluator(net: nn.Module, device: str | torch.device = "cpu"):
 def _paths(path: str) -> tuple[str, str]:
     base = path[: -len(".json")] if path.endswith(".json") else path
     return base + ".json", base + ".pt"
+
+
+def _shipped(sheet: str) -> str | None:
+    """The path of the shipped sheet ``sheet`` (``ggpzoo/gdl/games/``), None if there is none."""
+    from ggpzoo.gdl import game_path
+
+    try:
+        return game_path(sheet)
+    except ValueError:
+        return None
 
 
 def save_model(net: nn.Module, path: str, **info) -> str:
