@@ -381,11 +381,14 @@ def match(p, t, s: dict):
 # exact path spend most of their time in these two. Symbols enter the code through repr(),
 # so any sheet's text is a literal there, never code.
 _CODE: dict = {}
+_MAX_CODE = 100_000  # functions kept for reuse (a process that loads many sheets starts over)
 
 
 def _compiled(key, source: str):
     f = _CODE.get(key)
     if f is None:
+        if len(_CODE) >= _MAX_CODE:
+            _CODE.clear()  # the rules compiled so far keep theirs
         scope: dict = {}
         exec(source, scope)  # noqa: S102 (generated from a term's structure; symbols as repr literals)
         f = _CODE[key] = scope["f"]
