@@ -240,3 +240,48 @@ def test_first_round_reads_an_empty_relation_first():
     gr = g.grounding()
     assert len(gr.fluents) == 16 and len(g.actions["r"]) == 15
     assert gr.cpu_seconds < 10.0
+
+
+def test_compiled_match_and_substitute_agree_with_the_plain_ones():
+    """The joins' compiled matchers and substituters (logic.matcher, substituter, key_reader)
+    against match, substitute and the index's _get on random nested patterns: repeated
+    variables, variables bound before, function terms of other shapes, quotes in symbols."""
+    from ggpzoo.gdl.logic import _get, _leaves, key_reader, match, matcher, substituter
+    from ggpzoo.gdl.syntax import is_var, substitute, variables
+
+    rng = np.random.default_rng(0)
+    symbols = ["a", "b", "10", "it's", 'q"uote', "\\"]
+    names = ["?x", "?y", "?z", "?n++"]
+
+    def term(depth, var):
+        k = rng.integers(4 if depth < 2 else 2)
+        if k == 0:
+            return str(rng.choice(symbols))
+        if k == 1:
+            return str(rng.choice(names)) if var else str(rng.choice(symbols))
+        return (str(rng.choice(["f", "g"])),) + tuple(term(depth + 1, var) for _ in range(rng.integers(1, 3)))
+
+    agreed = bound_checked = 0
+    for _ in range(3000):
+        pat = ("rel",) + tuple(term(0, True) for _ in range(3))
+        vs = sorted(variables(pat))
+        # a substitution binding some of the variables (to ground terms)
+        bound = {v: term(1, False) for v in vs if rng.random() < 0.4}
+        # an atom of the relation: the pattern under some values, or a random one
+        full = dict(bound) | {v: term(1, False) for v in vs if v not in bound}
+        atom = substitute(pat, full) if rng.random() < 0.6 else ("rel",) + tuple(term(0, False) for _ in range(3))
+        want = match(pat, atom, bound)
+        assert matcher(pat, frozenset(bound))(atom, bound) == want
+        # skipped paths: those an index looks up, when the atom has the pattern's keys
+        paths = tuple(p for p, x in _leaves(pat) if p and (not is_var(x) or x in bound))
+        leaves = tuple(x for p, x in _leaves(pat) if p and (not is_var(x) or x in bound))
+        key = tuple(_get(atom, p) for p in paths)
+        if None not in key and key == substituter(leaves)(bound) == tuple(bound.get(x, x) for x in leaves):
+            assert matcher(pat, frozenset(bound), frozenset(paths))(atom, bound) == want
+            bound_checked += 1
+        read = key_reader(paths)
+        if read is not None:
+            assert read(atom) == key
+        assert substituter(pat)(bound) == substitute(pat, bound)
+        agreed += want is not None
+    assert agreed > 500 and bound_checked > 500  # both outcomes and the index's case were met

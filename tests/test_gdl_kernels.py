@@ -128,6 +128,12 @@ def test_amazons_exact_matches_kernel_first_plies():
     assert play_lockstep("amazons", 1, seed=3, backend="exact", max_plies=3) == 3
 
 
+def test_amazons_compiled_matches_kernel():
+    """One-action Amazons on the compiled path: grounding it (825,090 rule instances) within
+    the default limit, the network, and whole random games in lockstep with the kernel."""
+    assert play_lockstep("amazons", 3, seed=4) > 3 * 20
+
+
 def test_amazons_grounding_stops_with_a_clear_message():
     g = gdl.load(gdl.game_path("amazons"), ground_time_limit=1.0)
     with pytest.raises(gdl.GDLError, match="grounding stopped after 1 s"):

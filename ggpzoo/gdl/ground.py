@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import time
 
-from ggpzoo.gdl.logic import _EMPTY, DOES, TRUE, Program, _atom_of, _Compiled, _leaves, _Rel
-from ggpzoo.gdl.syntax import GDLError, Rule, is_var, relation, sort_key, substitute, variables
+from ggpzoo.gdl.logic import _EMPTY, DOES, TRUE, Program, _atom_of, _Compiled, _leaves, _Rel, substituter
+from ggpzoo.gdl.syntax import GDLError, Rule, is_var, relation, sort_key, variables
 
 __all__ = ["Grounding", "GroundingTooLarge", "ground"]
 
@@ -287,7 +287,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
             n += 1
             if not n & 4095:  # the budget within a join too: one join can take long
                 check_budget()
-            h = substitute(cr.head, s)
+            h = cr.head_of(s)
             delta.setdefault(cr.rel, []).append(h)
         solved[cr] = n
     for rel, items in list(delta.items()):
@@ -316,7 +316,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
                     n += 1
                     if not n & 4095:
                         check_budget()
-                    h = substitute(cr.head, s)
+                    h = cr.head_of(s)
                     if h not in store[cr.rel].facts:
                         new.setdefault(cr.rel, []).append(h)
             solved[cr] += n
@@ -337,11 +337,12 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         neg = [b for b in cr.negative if relation(b) in dynamic]
         aux = [k for k, b in enumerate(pos) if relation(b) in aux_rels]
         out, counts = [], []
+        pos_of, neg_of, head_of = [substituter(b) for b in pos], [substituter(b) for b in neg], cr.head_of
         for s in cr.solutions(db):
             if not len(out) & 4095:
                 check_budget()
-            p = [substitute(b, s) for b in pos]
-            out.append((substitute(cr.head, s), p, [substitute(b, s) for b in neg]))
+            p = [f(s) for f in pos_of]
+            out.append((head_of(s), p, [f(s) for f in neg_of]))
             if mult is not None:
                 m = 1
                 for k in aux:

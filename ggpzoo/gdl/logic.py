@@ -22,7 +22,6 @@ from ggpzoo.gdl.syntax import (
     Rule,
     is_var,
     relation,
-    substitute,
     to_text,
     variables,
 )
@@ -376,6 +375,91 @@ def match(p, t, s: dict):
     return s
 
 
+# ----------------------------------------------------------------------------- compiled
+# match and substitute for one pattern, written out as Python code once per pattern (and,
+# for a match, per set of variables bound before it): the joins of grounding and of the
+# exact path spend most of their time in these two. Symbols enter the code through repr(),
+# so any sheet's text is a literal there, never code.
+_CODE: dict = {}
+_MAX_CODE = 100_000  # functions kept for reuse (a process that loads many sheets starts over)
+
+
+def _compiled(key, source: str):
+    f = _CODE.get(key)
+    if f is None:
+        if len(_CODE) >= _MAX_CODE:
+            _CODE.clear()  # the rules compiled so far keep theirs
+        scope: dict = {}
+        exec(source, scope)  # noqa: S102 (generated from a term's structure; symbols as repr literals)
+        f = _CODE[key] = scope["f"]
+    return f
+
+
+def matcher(pat, bound=frozenset(), skip=frozenset()):
+    """``match(pat, t, s)`` as a function ``f(t, s)`` for atoms ``t`` of ``pat``'s relation
+    (same name and arity: the top level is not checked) and substitutions ``s`` that bind
+    exactly the variables ``bound``. Leaves at the paths in ``skip`` are taken as equal
+    already (an index looked them up)."""
+    key = ("m", pat, bound, skip)
+    f = _CODE.get(key)
+    if f is not None:
+        return f
+    if type(pat) is not tuple:
+        return _compiled(key, f"def f(t, s):\n return s if t == {pat!r} else None\n")
+    lines = ["def f(t, s):"]
+    local: dict = {}
+
+    def walk(p, expr, path):
+        if type(p) is tuple:
+            if path:  # a function term inside: its shape first
+                lines.append(f" if type({expr}) is not tuple or len({expr}) != {len(p)}: return None")
+            for i, a in enumerate(p):
+                walk(a, f"{expr}[{i}]", (*path, i))
+        elif p[0] == "?":
+            if p in local:
+                lines.append(f" if {expr} != {local[p]}: return None")
+            elif p in bound:
+                if path not in skip:
+                    lines.append(f" if {expr} != s[{p!r}]: return None")
+            else:
+                local[p] = name = f"v{len(local)}"
+                lines.append(f" {name} = {expr}")
+        elif path not in skip:
+            lines.append(f" if {expr} != {p!r}: return None")
+
+    walk(pat, "t", ())
+    if local:
+        lines.append(" return {**s, " + ", ".join(f"{v!r}: {n}" for v, n in local.items()) + "}")
+    else:
+        lines.append(" return s")
+    return _compiled(key, "\n".join(lines) + "\n")
+
+
+def substituter(t):
+    """``substitute(t, s)`` as a function ``f(s)``."""
+    key = ("s", t)
+    f = _CODE.get(key)
+    if f is not None:
+        return f
+
+    def expr(x):
+        if type(x) is tuple:
+            return "(" + "".join(expr(a) + ", " for a in x) + ")"
+        if x[0] == "?":
+            return f"s.get({x!r}, {x!r})"
+        return repr(x)
+
+    return _compiled(key, f"def f(s):\n return {expr(t)}\n")
+
+
+def key_reader(paths):
+    """``tuple(_get(atom, p) for p in paths)`` as a function ``f(atom)``, for atoms of one
+    relation (same arity), where every path is one step; None for deeper paths."""
+    if any(len(p) != 1 for p in paths):
+        return None
+    return _compiled(("k", paths), "def f(a):\n return (" + "".join(f"a[{p[0]}], " for p in paths) + ")\n")
+
+
 def _get(t, path):
     for i in path:
         if type(t) is not tuple or i >= len(t):
@@ -399,22 +483,31 @@ class _Rel:
             return False
         self.facts.add(atom)
         self.items.append(atom)
-        for paths, table in self.idx.items():
-            key = tuple(_get(atom, p) for p in paths)
-            if None not in key:
-                table.setdefault(key, []).append(atom)
+        for paths, (table, read) in self.idx.items():
+            if read is not None:
+                key = read(atom)
+            else:
+                key = tuple(_get(atom, p) for p in paths)
+                if None in key:
+                    continue
+            table.setdefault(key, []).append(atom)
         return True
 
     def index(self, paths):
-        table = self.idx.get(paths)
-        if table is None:
-            table = {}
+        got = self.idx.get(paths)
+        if got is None:
+            table: dict = {}
+            read = key_reader(paths)  # non-empty paths: atoms of arity >= 1, tuples
             for atom in self.items:
-                key = tuple(_get(atom, p) for p in paths)
-                if None not in key:
-                    table.setdefault(key, []).append(atom)
-            self.idx[paths] = table
-        return table
+                if read is not None:
+                    key = read(atom)
+                else:
+                    key = tuple(_get(atom, p) for p in paths)
+                    if None in key:
+                        continue
+                table.setdefault(key, []).append(atom)
+            got = self.idx[paths] = (table, read)
+        return got[0]
 
 
 _EMPTY = _Rel()
@@ -444,9 +537,9 @@ def _order(pos, rest, dynamic, first, rule, est=None) -> list:
             if variables(b) <= bound:
                 pending.remove(b)
                 if b[0] == "distinct":
-                    steps.append(("dist", b[1], b[2]))
+                    steps.append(("dist", b[1], b[2], substituter(b[1]), substituter(b[2])))
                 else:
-                    steps.append(("neg", relation(b[1]), b[1]))
+                    steps.append(("neg", relation(b[1]), b[1], substituter(b[1])))
 
     def score(b):
         vs = variables(b)
@@ -465,7 +558,16 @@ def _order(pos, rest, dynamic, first, rule, est=None) -> list:
         remaining.remove(best)
         keys = tuple((p, x) for p, x in _leaves(best) if p and (not is_var(x) or x in bound))
         ground = not (variables(best) - bound)
-        steps.append(("pos", relation(best), best, tuple(p for p, _ in keys), tuple(x for _, x in keys), ground))
+        paths, leaves, known = tuple(p for p, _ in keys), tuple(x for _, x in keys), frozenset(bound)
+        steps.append(
+            (
+                "pos", relation(best), best, paths, leaves, ground,
+                matcher(best, known),  # for every atom of the relation (or of a delta)
+                matcher(best, known, frozenset(paths)),  # for those the index gave: keys equal
+                substituter(leaves),  # the index key
+                substituter(best),  # the atom, when ground
+            )
+        )  # fmt: skip
         variables(best, bound)
         flush()
     if pending:  # unsafe; check() refuses such a sheet before this is reached
@@ -479,6 +581,7 @@ class _Compiled:
     def __init__(self, rule: Rule, dynamic: set, relaxed: bool):
         self.rule = rule
         self.head = rule.head
+        self.head_of = substituter(rule.head)  # substitute(head, s), compiled
         self.rel = relation(rule.head)
         pos = [b for b in rule.body if (a := _atom_of(b)) is not None and a[1]]
         rest = [b for b in rule.body if not ((a := _atom_of(b)) is not None and a[1])]
@@ -511,29 +614,30 @@ class _Compiled:
                 if kind == "pos":
                     if i == delta_step:
                         cands = delta_items
+                        m = st[6]
                     else:
                         rel = db(st[1])
                         if st[5]:
-                            if substitute(st[2], s) not in rel.facts:
+                            if st[9](s) not in rel.facts:
                                 return
                             i += 1
                             continue
                         if st[3]:
-                            key = tuple(s[x] if x[0] == "?" else x for x in st[4])
-                            cands = rel.index(st[3]).get(key, ())
+                            cands = rel.index(st[3]).get(st[8](s), ())
+                            m = st[7]
                         else:
                             cands = rel.items
-                    pat = st[2]
+                            m = st[6]
                     for atom in cands:
-                        s2 = match(pat, atom, s)
+                        s2 = m(atom, s)
                         if s2 is not None:
                             yield from go(i + 1, s2)
                     return
                 if kind == "neg":
-                    if substitute(st[2], s) in db(st[1]).facts:
+                    if st[3](s) in db(st[1]).facts:
                         return
                 else:
-                    if substitute(st[1], s) == substitute(st[2], s):
+                    if st[3](s) == st[4](s):
                         return
                 i += 1
             yield s
@@ -677,11 +781,11 @@ class Program:
             while True:
                 new = []
                 for cr in crs:
-                    head = cr.head
+                    head_of = cr.head_of
                     target = store[cr.rel]
                     sols = cr.solutions(db) if delta is None else cr.delta_solutions(db, delta)
                     for s in sols:
-                        h = substitute(head, s)
+                        h = head_of(s)
                         if h not in target.facts:
                             new.append((cr.rel, h))
                     if budget is not None:
