@@ -12,7 +12,7 @@ from pettingzoo.test import api_test
 from ggpzoo import gdl
 from ggpzoo.gdl.domains import domains
 from ggpzoo.gdl.ground import GroundingTooLarge
-from ggpzoo.gdl.syntax import parse, to_text
+from ggpzoo.gdl.syntax import GDLError, parse, to_text
 
 # Role a moves its piece to a column, role b flips its row; (mark ?c ?r) records the
 # column a moved to with that column's static link, which the domains take as independent
@@ -118,3 +118,10 @@ def test_a_sheet_whose_domains_have_no_end_is_refused_with_both_reasons():
         g.fluents  # noqa: B018
     with pytest.raises(GroundingTooLarge, match="argument domains fail too"):
         gdl.raw_env(g)
+
+
+def test_domains_stop_at_their_time_limit():
+    g = gdl.load(gdl.game_path("tictactoe"))
+    with pytest.raises(GDLError, match="argument domains stopped after 0 s of CPU time"):
+        domains(g.program, g.roles, time_limit=0.0)
+    assert domains(g.program, g.roles, time_limit=60.0).moves == domains(g.program, g.roles).moves

@@ -27,6 +27,7 @@ relaxed model did not finish in minutes.
 from __future__ import annotations
 
 import itertools
+import time
 
 from ggpzoo.gdl.logic import DOES, MAX_TERM_DEPTH, TRUE, _atom_of, _depth, match
 from ggpzoo.gdl.syntax import GDLError, relation, sort_key, substitute, variables
@@ -59,6 +60,8 @@ class _Dom:
         self.keyed = rel in _KEYED
         self.rows: dict = {}
         self.held = False
+        self.version = 0  # grows with the domains: a rule whose body's versions are as at its
+        # last pass would add nothing new
 
     def add(self, args) -> bool:
         """Add one ground atom's arguments; True when a domain grew."""
@@ -69,6 +72,7 @@ class _Dom:
         the role's first for a relation in ``_KEYED``); True when a domain grew."""
         if self.rel[1] == 0:
             grew, self.held = not self.held, True
+            self.version += grew
             return grew
         keys = columns[0] if self.keyed else [None]
         rest = columns[1:] if self.keyed else columns
@@ -84,6 +88,7 @@ class _Dom:
                 n = len(s)
                 s.update(terms)
                 grew |= len(s) != n
+        self.version += grew
         return grew
 
     def size(self) -> int:
@@ -112,11 +117,18 @@ def _values(lit, dom: _Dom | None) -> dict | None:
         ok = True
         for p, terms in zip(pats, row, strict=True):
             got: dict = {}
-            for t in terms:
-                s = match(p, t, {})
-                if s is not None:
-                    for v, x in s.items():
-                        got.setdefault(v, set()).add(x)
+            if type(p) is str and p[0] == "?":  # a variable: every term (no matching)
+                got[p] = set(terms)
+            elif type(p) is str:  # a constant
+                if p not in terms:
+                    ok = False
+                    break
+            else:
+                for t in terms:
+                    s = match(p, t, {})
+                    if s is not None:
+                        for v, x in s.items():
+                            got.setdefault(v, set()).add(x)
             for v in variables(p):
                 vals = got.get(v, set())
                 per[v] = vals if v not in per else per[v] & vals
@@ -132,12 +144,14 @@ def _values(lit, dom: _Dom | None) -> dict | None:
     return out if found else None
 
 
-def domains(program, roles) -> Domains:
+def domains(program, roles, time_limit: float | None = None) -> Domains:
     """The argument domains of ``program`` (see the module docstring).
 
     Raises :class:`~ggpzoo.gdl.GDLError` when a domain passes :data:`MAX_DOMAIN` terms or
     builds terms nested deeper than the reasoner allows (a rule that builds ever larger
-    terms: its domain has no end)."""
+    terms: its domain has no end), or when it takes more than ``time_limit`` seconds of CPU
+    time (checked before each rule)."""
+    c0 = time.thread_time()
     doms: dict = {}
 
     def dom(rel) -> _Dom:
@@ -158,15 +172,23 @@ def domains(program, roles) -> Domains:
     for a in program.static_facts(LEGAL):
         add(("does", *a[1:]))
     rules = [r for r in program.rules if relation(r.head) in program.dynamic]  # facts too
+    bodies = [[a[0] for b in r.body if (a := _atom_of(b)) is not None and a[1]] for r in rules]  # positive ones
+    seen: dict = {}  # rule -> its body relations' versions at its last pass
     rounds = 0
     changed = True
     while changed:
         changed = False
         rounds += 1
-        for r in rules:
+        for k, r in enumerate(rules):
+            if time_limit is not None and time.thread_time() - c0 > time_limit:
+                raise GDLError(f"the argument domains stopped after {time_limit:g} s of CPU time: spaces too large")
+            lits = bodies[k]
+            versions = tuple(doms[rel].version if (rel := relation(lit)) in doms else -1 for lit in lits)
+            if seen.get(k) == versions:
+                continue  # nothing it reads has grown since: it would add nothing
+            seen[k] = versions
             vals: dict = {}
             dead = False
-            lits = [a[0] for b in r.body if (a := _atom_of(b)) is not None and a[1]]  # positive ones
             for lit in lits:
                 got = _values(lit, doms.get(relation(lit)))
                 if got is None:
@@ -182,17 +204,18 @@ def domains(program, roles) -> Domains:
                 continue
             cols = _columns(r.head, vals)
             rel = relation(r.head)
-            changed |= dom(rel).extend(cols)
+            grown = [dom(rel)]
             if rel == ("next", 1):
-                changed |= dom(TRUE).extend(cols)
+                grown.append(dom(TRUE))
             elif rel == LEGAL:
-                changed |= dom(DOES).extend(cols)
-        for d in doms.values():
-            if d.size() > MAX_DOMAIN:
-                raise GDLError(
-                    f"the argument domains of {d.rel[0]}/{d.rel[1]} pass {MAX_DOMAIN:,} terms: spaces too large "
-                    "to use, or a rule that builds ever larger terms"
-                )
+                grown.append(dom(DOES))
+            for d in grown:
+                changed |= d.extend(cols)
+                if d.size() > MAX_DOMAIN:  # at once: the next rules could take minutes to refuse
+                    raise GDLError(
+                        f"the argument domains of {d.rel[0]}/{d.rel[1]} pass {MAX_DOMAIN:,} terms: spaces too "
+                        "large to use, or a rule that builds ever larger terms"
+                    )
     fluents = sorted({t for row in dom(TRUE).rows.values() for t in row[0]}, key=sort_key)
     moves = {}
     for r in roles:

@@ -197,7 +197,8 @@ class Game:
                 from ggpzoo.gdl.domains import domains
 
                 try:
-                    self._domains = domains(self.program, self.roles)
+                    # as long as grounding had (at least 10 s): a sheet too large for both fails in bounded time
+                    self._domains = domains(self.program, self.roles, time_limit=max(10.0, self.ground_time_limit))
                 except GDLError as d:
                     raise GroundingTooLarge(f"{e}; and the argument domains fail too: {d}") from None
                 warnings.warn(
