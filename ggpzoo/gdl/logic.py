@@ -87,6 +87,79 @@ def expand_or(rule: Rule) -> list[Rule]:
     return out
 
 
+def _unify(a, b, s: dict) -> bool:
+    """Extend ``s`` (variable -> term) so that ``a`` and ``b`` become the same term; False if
+    they cannot (different symbols, functors or arities, or a variable inside its own value)."""
+    a, b = _walk(a, s), _walk(b, s)
+    if a == b:
+        return True
+    if is_var(a):
+        if _occurs(a, b, s):
+            return False
+        s[a] = b
+        return True
+    if is_var(b):
+        return _unify(b, a, s)
+    if type(a) is tuple and type(b) is tuple and len(a) == len(b):
+        return all(_unify(x, y, s) for x, y in zip(a, b, strict=True))
+    return False
+
+
+def _walk(t, s: dict):
+    while is_var(t) and t in s:
+        t = s[t]
+    return t
+
+
+def _occurs(v, t, s: dict) -> bool:
+    t = _walk(t, s)
+    if t == v:
+        return True
+    return type(t) is tuple and any(_occurs(v, a, s) for a in t)
+
+
+def _resolved(t, s: dict):
+    """``t`` with every variable bound in ``s`` replaced, through chains of bindings."""
+    t = _walk(t, s)
+    if type(t) is tuple:
+        return tuple(_resolved(a, s) for a in t)
+    return t
+
+
+def resolve_equalities(rule: Rule) -> Rule | None:
+    """The rule with each ``(not (distinct a b))`` (``a`` and ``b`` the same term) taken out of
+    its body by unifying ``a`` with ``b`` and putting the unifier into the whole rule; None
+    where ``a`` and ``b`` cannot be the same term (the rule never fires). ``(not (not A))`` is
+    read as ``A``. Without this, the negation of a ``distinct`` would be looked up as a fact
+    of a relation named ``distinct`` that has none, and always hold."""
+    body = list(rule.body)
+    if not any(
+        type(b) is tuple and b[0] == "not" and type(b[1]) is tuple and b[1][0] in ("distinct", "not") for b in body
+    ):
+        return rule
+    pos: set = set()
+    for b in body:
+        a = _atom_of(b)
+        if a is not None and a[1]:
+            variables(a[0], pos)
+    special = [
+        b for b in body if type(b) is tuple and b[0] == "not" and type(b[1]) is tuple and b[1][0] in ("distinct", "not")
+    ]
+    if variables(tuple(special)) - pos or variables(rule.head) - pos:
+        return rule  # unsafe as written: check() refuses it with its line
+    s: dict = {}
+    kept = []
+    for b in body:
+        while type(b) is tuple and b[0] == "not" and type(b[1]) is tuple and b[1][0] == "not":
+            b = b[1][1]
+        if type(b) is tuple and b[0] == "not" and type(b[1]) is tuple and b[1][0] == "distinct":
+            if not _unify(b[1][1], b[1][2], s):
+                return None
+            continue
+        kept.append(b)
+    return Rule(_resolved(rule.head, s), tuple(_resolved(b, s) for b in kept), rule.line)
+
+
 def localize_negations(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
     """Rewrite each ``(not A)`` whose atom has variables found in no positive literal of its
     rule (a corpus quirk: ``(not (does ?anyone (mark ?x ?y)))``, meaning that no role marks
@@ -665,7 +738,7 @@ class Program:
             if name in ("base", "input") and arity != KEYWORD_ARITY[name]:
                 self.ignored.append(r)
                 continue
-            expanded.extend(expand_or(r))
+            expanded.extend(e for x in expand_or(r) if (e := resolve_equalities(x)) is not None)
         expanded, self.localized = localize_negations(expanded)
         expanded, self.split = split_by_constant(expanded)
         if self.localized:

@@ -151,6 +151,8 @@ def _literal(t, line: int):
             raise GDLError(f"line {line}: a rule inside a rule body: {to_text(t)}")
     elif is_var(t):
         raise GDLError(f"line {line}: a variable {t} cannot be a literal")
+    elif t in ("not", "or", "distinct"):
+        raise GDLError(f"line {line}: ({t}) without arguments is not a literal")
     return t
 
 
