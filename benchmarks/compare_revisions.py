@@ -18,7 +18,7 @@ import sys
 
 CODE = """
 import json, sys
-from ggpzoo import bench
+from ggpzoo.tools import bench
 name, mode, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 if mode == "aec":
     row = bench.bench_env(name, seconds)

@@ -489,7 +489,7 @@ def test_white_pawns_facing_holes_have_no_move_so_the_game_is_over():
     assert K.goals(board, aux) == (18, 30)
     assert ref_terminal(ref_position(board), 1, 40, SK)
     # The same through the env and the batched engine's dispatch, which call this kernel.
-    from ggpzoo import kernels
+    from ggpzoo.engine import dispatch as kernels
 
     assert kernels.is_terminal(kernels.KERNELS.index(K), board, aux)
     e = skirmish_v0.raw_env()

@@ -1,8 +1,0 @@
-"""Moved to :mod:`ggpzoo.tools.arena` in 0.3.0: ``ggpzoo.arena`` is that same module, so code, saved
-models and Ray workers that name the old path keep working."""
-
-import sys
-
-from ggpzoo.tools.arena import __name__ as _target
-
-sys.modules[__name__] = sys.modules[_target]

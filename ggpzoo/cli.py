@@ -1,8 +1,0 @@
-"""Moved to :mod:`ggpzoo.tools.cli` in 0.3.0: ``ggpzoo.cli`` is that same module, so code, saved
-models and Ray workers that name the old path keep working."""
-
-import sys
-
-from ggpzoo.tools.cli import __name__ as _target
-
-sys.modules[__name__] = sys.modules[_target]
