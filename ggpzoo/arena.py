@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.tools.arena` in 0.3.0: ``ggpzoo.arena`` is that same module, so code, saved
+"""Moved to `ggpzoo.tools.arena` in 0.3.0: ``ggpzoo.arena`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

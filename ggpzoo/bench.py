@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.tools.bench` in 0.3.0: ``ggpzoo.bench`` is that same module, so code, saved
+"""Moved to `ggpzoo.tools.bench` in 0.3.0: ``ggpzoo.bench`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.engine.dispatch` in 0.3.0: ``ggpzoo.kernels`` is that same module."""
+"""Moved to `ggpzoo.engine.dispatch` in 0.3.0: ``ggpzoo.kernels`` is that same module."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.tools.terminal` in 0.3.0: ``ggpzoo.play`` is that same module, so code, saved
+"""Moved to `ggpzoo.tools.terminal` in 0.3.0: ``ggpzoo.play`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.envs.render` in 0.3.0: ``ggpzoo.render`` is that same module, so code, saved
+"""Moved to `ggpzoo.envs.render` in 0.3.0: ``ggpzoo.render`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

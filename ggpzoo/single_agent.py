@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.training.single_agent` in 0.3.0: ``ggpzoo.single_agent`` is that same module, so code, saved
+"""Moved to `ggpzoo.training.single_agent` in 0.3.0: ``ggpzoo.single_agent`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.engine.batch` in 0.3.0: ``ggpzoo.vector`` is that same module."""
+"""Moved to `ggpzoo.engine.batch` in 0.3.0: ``ggpzoo.vector`` is that same module."""
 
 import sys
 

@@ -1,6 +1,6 @@
 """Mad Bishops: the kernel and the env against RULES.md, section "mad_bishops".
 
-Positions are drawn with :func:`kernel.from_string` (10 rows, y = 10 first; ``W`` white,
+Positions are drawn with `kernel.from_string()` (10 rows, y = 10 first; ``W`` white,
 ``B`` black). A slow pure-Python move generator written from RULES.md (``ref_legal``)
 checks the kernel on the start, on random playouts and on random boards. Run this file
 as a script, ``python tests/test_mad_bishops.py DEPTH``, to print the reference perft

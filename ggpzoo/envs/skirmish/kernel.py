@@ -309,7 +309,7 @@ def reach_planes(board, role, out):
     cover their two forward diagonals, knights their jumps, the king its neighbours, the
     sliders every cell along their lines up to and including the first piece; holes are
     never covered and block the lines. Not a rule: the extra planes of
-    :class:`ggpzoo.wrappers.ReachPlanes` (what greedy play takes and what defends)."""
+    `ggpzoo.wrappers.ReachPlanes` (what greedy play takes and what defends)."""
     out[:] = 0
     for src in range(N):
         c = COLOR[board[src]]
@@ -431,8 +431,8 @@ for _v, _start in ((SKIRMISH, START_SKIRMISH), (ENDGAME, START_ENDGAME)):
 del _v, _start, _t
 IS_HOLE = np.zeros(N, np.bool_)
 IS_HOLE[list(HOLE_CELLS)] = True
-# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
-# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+# Codes of `check_state()`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail `check_state_detail()` returns, ``{cell}`` the same as a 1-based cell).
 CHECK_MESSAGES = (
     "",
     "cell {cell} holds {value}: board values are 0 empty, 1..6 white and 7..12 black pieces, 13 hole",
@@ -531,5 +531,5 @@ def check_state_detail(board, aux):
 @njit(cache=True)
 def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
-    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]
