@@ -23,7 +23,7 @@ A game is two pieces:
    ``apply(board, aux, action)``
        plays a legal action in place (it does not check legality).
    ``is_terminal(board, aux) -> bool``
-       the whole terminal test, including RULES.md "Common": a role in control with no
+       the whole terminal test, including the rules every game shares (docs/games/index.md): a role in control with no
        legal action ends the game.
    ``goals(board, aux) -> (white, black)``
        the GGP goal values, 0..100, of the current state.

@@ -13,7 +13,7 @@ give the waiting role a single legal move (`noop`). In this AEC env a role with 
 one legal move plays it automatically; the roles with a choice act in role order
 (`agent_selection`), and the joint move is applied once all have chosen. A state the
 sheet does not call terminal where some role has no legal move ends the game (as in
-RULES.md "Common").
+the rules every game shares (docs/games/index.md)).
 
 ### Observation
 `observation`: one byte per fluent of the base set (`game.fluents`, from `base`,

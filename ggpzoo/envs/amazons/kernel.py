@@ -1,6 +1,6 @@
 """Rules kernel of Amazons (``amazons.kif``) and Amazons 10x10 (``amazons_10x10.kif``).
 
-Both games share the board and start; RULES.md sections "amazons" and "amazons_split" are
+Both games share the board and start; the rules on docs/games/amazons_v0.md and amazons_split_v0.md are
 the contract. ``aux[VARIANT]`` picks the game:
 
 * ``AMAZONS`` (0): one action is a whole turn, queen move plus arrow, Discrete(86_980).

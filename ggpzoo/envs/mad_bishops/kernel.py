@@ -1,6 +1,7 @@
 """Rules kernel of Mad Bishops (``madBishops.kif``; game by Mark Steere).
 
-RULES.md sections "Common" and "mad_bishops" are the contract.
+The rules on docs/games/mad_bishops_v0.md and docs/games/index.md ("Rules every game shares")
+are the contract.
 
 Board (``int8[100]``, cell ``c = (y - 1) * 10 + (x - 1)``; row y = 10 at the top; files
 a..j are x = 1..10)::
@@ -21,7 +22,7 @@ stays on the cells where x + y is even for the whole game.
 Action ids (the public contract): ``src * 100 + dst``, the cells of the piece and of
 its destination. Discrete(10_000); ids that are not diagonal moves are never legal.
 
-Legality, on the board before the move (RULES.md): a piece *threatens an opposing piece*
+Legality, on the board before the move (docs/games/mad_bishops_v0.md): a piece *threatens an opposing piece*
 when that piece is the first occupied cell along one of its four diagonals, and *threatens
 an empty cell* on one of its diagonals when every cell in between is empty. A move is a
 capture of a threatened opposing piece, or, for a piece that threatens no opposing piece,
