@@ -2,8 +2,9 @@
 
 Random games are played on the kernel; at every step the GDL game (compiled path on every
 step, exact path on the first game of each test) must agree: the terminal test (the
-sheet's, or a role with no legal move: the rules every game shares (docs/games/index.md)), both goals, and the legal set of
-the role in control mapped to kernel ids (the other role's only move is ``noop``).
+sheet's, or a role with no legal move: the rules every game shares, docs/games/index.md),
+both goals, and the legal set of the role in control mapped to kernel ids (the other
+role's only move is ``noop``).
 """
 
 from __future__ import annotations

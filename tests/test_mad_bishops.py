@@ -444,7 +444,7 @@ def test_kernel_matches_reference_and_stuck_theorem(position):
     moves = ref_legal(pieces, mover)
     assert legal(board, aux) == ref_ids(moves)
     both = set(pieces.values()) == set(ROLES)
-    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # the rules every game shares (docs/games/index.md)
+    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # docs/games/index.md: shared rules
     assert K.goals(board, aux) == tuple(100 if r in pieces.values() else 0 for r in ROLES)
     for a in legal(board, aux):
         b = board.copy()

@@ -409,7 +409,8 @@ BOXED_ROOK = """
 def test_rook_boxed_in_by_its_pawns_and_holes_ends_the_game_when_it_is_to_move():
     # White: rook (3,4) between its pawns (2,4), (4,4), (3,5) and the hole (3,3). Black pawns
     # block the first two, the hole (3,6) the third. White has no legal action, but the rule
-    # sheet's test sees the rook's move onto the hole (3,3): only the rules every game shares (docs/games/index.md) ends it.
+    # sheet's test sees the rook's move onto the hole (3,3): only the rules every game shares
+    # (docs/games/index.md) end it.
     board, aux = K.from_string(BOXED_ROOK)
     assert legal(board, aux) == []
     assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)

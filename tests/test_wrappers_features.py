@@ -16,7 +16,7 @@ DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
 def _reached(board, piece):
-    """The empty cells the queens ``piece`` reach in one queen move, in plain Python from the game pages (docs/games/)."""
+    """The empty cells the queens ``piece`` reach in one queen move, in plain Python from the game pages."""
     cells = set()
     for c in np.flatnonzero(board == piece):
         x, y = c % 10, c // 10
