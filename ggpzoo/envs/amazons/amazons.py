@@ -57,7 +57,7 @@ Generic wrappers (TorchRL's `PettingZooWrapper`, Tianshou's `PettingZooEnv`, Agi
 copy or convert the 86,980-entry mask at every step, which makes this env run at a few to
 a few tens of steps per second through them. There, play `amazons_split_v0` (the same
 game, 10,000 actions) or wrap this env in `AmazonsTurnDecomposition` (three choices of
-100 per turn). See the docs page "Other libraries".
+100 per turn). See [Other libraries](../guides/other_libraries.md).
 
 ### Version history
 * v0: initial release.
