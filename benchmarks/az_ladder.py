@@ -2,7 +2,7 @@
 
 ``python -m ggpzoo.training.az`` keeps the network at every save as
 ``OUT/snapshots/minNNN.json``. This script rates them with the arena's Elo
-(:func:`ggpzoo.tools.arena.round_robin` on chosen pairs, maximum likelihood, the second
+(`ggpzoo.tools.arena.round_robin()` on chosen pairs, maximum likelihood, the second
 anchor, ``greedy``, rated 0: it plays the most games, so the margins are the narrowest):
 
 * the anchors (``--anchors``, weakest first; default ``random``, ``greedy``, ``mcts:200``,
@@ -45,7 +45,7 @@ def snapshots(run: str) -> list[tuple[int, str]]:
 
 
 def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, every: int = 1, anchors=ANCHORS):
-    """Play the ladder; returns the :class:`~ggpzoo.tools.arena.ArenaResult` and each agent's minutes."""
+    """Play the ladder; returns the `ArenaResult` and each agent's minutes."""
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
 

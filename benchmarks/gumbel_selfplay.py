@@ -1,7 +1,7 @@
 """Self-play speed of Gumbel AlphaZero: positions searched per second, and the network's share.
 
-An untrained :class:`~ggpzoo.training.az.net.AZNet` (the default size) plays ``--games``
-games together, each move a :class:`~ggpzoo.agents.gumbel.GumbelSearch` of
+An untrained `AZNet` (the default size) plays ``--games``
+games together, each move a `GumbelSearch` of
 ``--simulations``; no training steps. The first move (numba compiling or loading its
 cache) is not timed.
 

@@ -1,6 +1,6 @@
 """Self-play throughput of every ggpzoo env: a table and a bar chart (PNG).
 
-Random legal self-play through ``env()``, as :mod:`ggpzoo.tools.bench` times it (each step reads
+Random legal self-play through ``env()``, as `ggpzoo.tools.bench` times it (each step reads
 ``last()`` and samples from the action mask). With ``--bridge``, also the learner steps/s
 through the single-agent bridge against a random opponent (what a MaskablePPO rollout
 sees, less the policy).
@@ -21,7 +21,7 @@ from ggpzoo.envs import ENVS, spec
 
 
 def bench_bridge(name: str, seconds: float, seed: int = 0) -> dict:
-    """Learner steps/s of :class:`SingleAgentEnv` vs random, random masked learner actions.
+    """Learner steps/s of `SingleAgentEnv` vs random, random masked learner actions.
 
     turns/s counts the game's turns, both sides' (from the kernel's step counter).
     """

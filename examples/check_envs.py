@@ -3,7 +3,7 @@
 For each env: PettingZoo's ``api_test`` on ``env()`` and on ``raw_env()``, ``api_test``
 on ``env()`` inside each reward wrapper (and, for amazons_v0, inside the turn
 decomposition), PettingZoo's ``seed_test``, and Gymnasium's ``check_env`` on the
-single-agent bridge :class:`ggpzoo.training.single_agent.SingleAgentEnv`. Exits 1 if any fails.
+single-agent bridge `ggpzoo.training.single_agent.SingleAgentEnv`. Exits 1 if any fails.
 
     python examples/check_envs.py
     python examples/check_envs.py --env skirmish_v0 --cycles 50

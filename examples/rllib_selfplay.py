@@ -254,7 +254,7 @@ def train(args: argparse.Namespace, report=print) -> dict:
 
     ``report`` gets every line of progress. Returns ``{"iterations": [summary, ...],
     "env_runner_nodes": [...], "healthy_env_runners": n, "env_runner_restarts": n}``: the
-    per-iteration summaries (:func:`summarize`), the node each remote EnvRunner ran on,
+    per-iteration summaries (`summarize()`), the node each remote EnvRunner ran on,
     and RLlib's count of healthy and restarted EnvRunners after the last iteration. The
     driver disconnects from Ray at the end: a cluster joined with ``--address`` keeps
     running, a local instance started here stops.

@@ -9,7 +9,7 @@ The env reaches Tianshou through Tianshou's ``PettingZooEnv``; the learner is Ti
 
 Two things a turn-based game needs, handled here:
 
-* **Both seats.** Tianshou gives one algorithm per agent name. :class:`Seats` renames the
+* **Both seats.** Tianshou gives one algorithm per agent name. `Seats` renames the
   env's agents ``learner`` and ``opponent`` and swaps their colours at every reset, so the
   learner plays white and black alternately (ggpzoo's observations are already from the
   observer's side).

@@ -1,14 +1,14 @@
 """Self-play training of a ggpzoo game with sb3-contrib's MaskablePPO.
 
 By default (``--path batched``) the learner trains on the batched self-play env
-(:class:`ggpzoo.training.selfplay.SelfPlayVecEnv`, through :func:`ggpzoo.training.train.train`,
+(`ggpzoo.training.selfplay.SelfPlayVecEnv`, through `ggpzoo.training.train.train()`,
 the same as ``python -m ggpzoo train``): the game's recipe (its spec's ``recipe``; the flags
 below override it), N games in arrays, random and greedy opponents played inside numba
 and frozen snapshots of the learner in one batched forward pass, random openings,
 batched evaluations every ``--eval-minutes`` against random and greedy play (win rates
 with 95% Wilson intervals), checkpoints, and ``--resume``.
 
-With ``--path aec`` it trains through :class:`ggpzoo.training.single_agent.SingleAgentEnv`
+With ``--path aec`` it trains through `ggpzoo.training.single_agent.SingleAgentEnv`
 (one AEC game per VecEnv slot, the opponent's moves one game at a time): the PettingZoo
 path, kept for users who wrap their own AEC envs. There the pool holds random play,
 frozen snapshots (every ``--snapshot-every`` steps) and greedy play with
@@ -25,11 +25,11 @@ and ``policy.pt``, which load without running pickle), the evaluations to
         --eval-only runs/mad_bishops_v0/model.zip
 
 The 10x10 games are trained, by default, through a turn decomposition (``--decompose``):
-:class:`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per amazons_v0
-turn) or :class:`ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
-:class:`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
-Mad Bishops; its rewards sum to 0 over a game), :class:`ggpzoo.wrappers.ReachPlanes`
-(``--reach-planes``) and :class:`ggpzoo.training.nets.CellPolicy` (``--policy``), with
+`ggpzoo.wrappers.AmazonsTurnDecomposition` (three 100-way choices per amazons_v0
+turn) or `ggpzoo.wrappers.MoveDecomposition` (source, then destination), with
+`ggpzoo.wrappers.PotentialShaping` (``--shaping``: mobility in Amazons, material in
+Mad Bishops; its rewards sum to 0 over a game), `ggpzoo.wrappers.ReachPlanes`
+(``--reach-planes``) and `ggpzoo.training.nets.CellPolicy` (``--policy``), with
 gamma 0.9. Evaluations always count wins by the rules, through the view the model was
 trained with. Needs the ``train`` extra: ``pip install -e ".[train]"``.
 """
@@ -68,7 +68,7 @@ def make_env(
     shaping: float = 0.0,
     reach_planes: bool = False,
 ):
-    """A :class:`SingleAgentEnv` for one VecEnv slot, with its own opponent pool (random play,
+    """A `SingleAgentEnv` for one VecEnv slot, with its own opponent pool (random play,
     greedy play if ``greedy_weight``; snapshots come through ``add_opponent``). Picklable
     through functools.partial."""
     import torch
@@ -88,7 +88,7 @@ def make_env(
 
 
 def model_view(model, name: str) -> dict:
-    """The :class:`SingleAgentEnv` arguments that show ``name`` as ``model`` saw it in training:
+    """The `SingleAgentEnv` arguments that show ``name`` as ``model`` saw it in training:
     ``decompose`` when its actions are cells, ``reach_planes`` when it sees two more planes."""
     from ggpzoo.training.single_agent import make_aec_env
 
@@ -309,7 +309,7 @@ RECIPE_FLAGS = {
 
 
 def train_batched(args: argparse.Namespace) -> int:
-    """The batched path: :func:`ggpzoo.training.train.train` with the game's recipe, and the
+    """The batched path: `ggpzoo.training.train.train()` with the game's recipe, and the
     flags given on the command line (or by ``--tiny``) as overrides."""
     from ggpzoo.training.train import train
 

@@ -1,4 +1,4 @@
-"""``python -m ggpzoo``: see :mod:`ggpzoo.tools.cli`."""
+"""``python -m ggpzoo``: see `ggpzoo.tools.cli`."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""Moved to :mod:`ggpzoo.training.rllib` in 0.3.0: ``ggpzoo.rllib`` is that same module, so code, saved
+"""Moved to `ggpzoo.training.rllib` in 0.3.0: ``ggpzoo.rllib`` is that same module, so code, saved
 models and Ray workers that name the old path keep working."""
 
 import sys

@@ -1,10 +1,10 @@
-"""Amazons and Amazons (split turns): RULES.md sections "amazons" and "amazons_split".
+"""Amazons and Amazons (split turns): the rules on docs/games/amazons_v0.md and amazons_split_v0.md.
 
 Positions are drawn with ``kernel.from_string``: rows from y = 10 down to y = 1, ``W``/``B``
 queens, ``x`` arrows, ``.`` empty.
 
 Sections, in the order every game's test file keeps: a plain-Python reference written from
-RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+docs/games/amazons_v0.md alone, start and perft, legal actions, apply, terminal and goals, observation
 planes, illegal-action reasons, the action-id contract, random games against the
 reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
 """
@@ -31,7 +31,7 @@ def load(env_module, rows, role=0):
 
 
 def slide(board, x, y):
-    """Cells a queen at (x, y) reaches over empty cells, from RULES.md, in plain Python."""
+    """Cells a queen at (x, y) reaches over empty cells, from docs/games/amazons_v0.md, in plain Python."""
     for dx, dy in QUEEN_DIRS:
         cx, cy = x + dx, y + dy
         while 1 <= cx <= 10 and 1 <= cy <= 10 and board[(cy - 1) * 10 + cx - 1] == K.EMPTY:
@@ -40,7 +40,7 @@ def slide(board, x, y):
 
 
 def reference_actions(board, aux):
-    """The legal actions as cell tuples, written straight from RULES.md."""
+    """The legal actions as cell tuples, written straight from docs/games/amazons_v0.md."""
     piece = K.WHITE + aux[K.ROLE]
     board = [int(v) for v in board]
     if aux[K.VARIANT] == K.SPLIT and aux[K.PHASE] == 1:

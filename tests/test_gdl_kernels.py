@@ -2,8 +2,9 @@
 
 Random games are played on the kernel; at every step the GDL game (compiled path on every
 step, exact path on the first game of each test) must agree: the terminal test (the
-sheet's, or a role with no legal move: RULES.md "Common"), both goals, and the legal set of
-the role in control mapped to kernel ids (the other role's only move is ``noop``).
+sheet's, or a role with no legal move: the rules every game shares, docs/games/index.md),
+both goals, and the legal set of the role in control mapped to kernel ids (the other
+role's only move is ``noop``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _cell(x, y, w):
 
 
 def kernel_id(name, term, aux):
-    """The kernel action id of the GDL move ``term`` (RULES.md id formulas)."""
+    """The kernel action id of the GDL move ``term`` (the id formulas of the game pages)."""
     if name == "amazons":
         assert term[0] == "play"
         x1, y1, x2, y2, x3, y3 = term[1:]
@@ -144,7 +145,7 @@ def test_amazons_grounding_stops_with_a_clear_message():
 
 
 def test_rules_md_opening_counts_exact():
-    """RULES.md's check figures, on the exact reasoner."""
+    """The check figures of the game pages (docs/games/), on the exact reasoner."""
 
     def count(name, depth):
         g = game(name)
@@ -169,7 +170,7 @@ def test_rules_md_opening_counts_exact():
 
 
 def test_skirmish_no_move_position():
-    """RULES.md: white has only pawns at (3,5), (5,4), (6,2); black pawns (3,7), (5,5),
+    """the game pages (docs/games/): white has only pawns at (3,5), (5,4), (6,2); black pawns (3,7), (5,5),
     king (7,7), knight (7,8), black to move: white has no move under the sheet's test."""
     g = game("skirmish")
     cells = [

@@ -1,13 +1,13 @@
-"""Mad Bishops: the kernel and the env against RULES.md, section "mad_bishops".
+"""Mad Bishops: the kernel and the env against the rules on docs/games/mad_bishops_v0.md.
 
-Positions are drawn with :func:`kernel.from_string` (10 rows, y = 10 first; ``W`` white,
-``B`` black). A slow pure-Python move generator written from RULES.md (``ref_legal``)
+Positions are drawn with `kernel.from_string()` (10 rows, y = 10 first; ``W`` white,
+``B`` black). A slow pure-Python move generator written from docs/games/mad_bishops_v0.md (``ref_legal``)
 checks the kernel on the start, on random playouts and on random boards. Run this file
 as a script, ``python tests/test_mad_bishops.py DEPTH``, to print the reference perft
 counts that ``tests/perft/mad_bishops_v0.txt`` records.
 
 Sections, in the order every game's test file keeps: a plain-Python reference written from
-RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+docs/games/mad_bishops_v0.md alone, start and perft, legal actions, apply, terminal and goals, observation
 planes, illegal-action reasons, the action-id contract, random games against the
 reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
 """
@@ -26,7 +26,7 @@ from ggpzoo.envs import mad_bishops_v0
 from ggpzoo.envs.mad_bishops import kernel as K
 from ggpzoo.envs.mad_bishops.mad_bishops import raw_env
 
-# Written from RULES.md with its own data: a dict {(x, y): "white" | "black"} of pieces.
+# Written from docs/games/mad_bishops_v0.md with its own data: a dict {(x, y): "white" | "black"} of pieces.
 DIAGONALS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 ROLES = ("white", "black")
 
@@ -51,7 +51,7 @@ def ref_threats(pieces: dict, x: int, y: int) -> tuple[list, list]:
 
 
 def ref_legal(pieces: dict, mover: str) -> set:
-    """The legal moves ``((x1, y1), (x2, y2))`` of ``mover``, by RULES.md's two clauses."""
+    """The legal moves ``((x1, y1), (x2, y2))`` of ``mover``, by the two clauses of its rules."""
     opposing_sees = set()
     for (x, y), who in pieces.items():
         if who != mover:
@@ -444,7 +444,7 @@ def test_kernel_matches_reference_and_stuck_theorem(position):
     moves = ref_legal(pieces, mover)
     assert legal(board, aux) == ref_ids(moves)
     both = set(pieces.values()) == set(ROLES)
-    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # RULES.md "Common"
+    assert bool(K.is_terminal(board, aux)) == (not both or not moves)  # docs/games/index.md: shared rules
     assert K.goals(board, aux) == tuple(100 if r in pieces.values() else 0 for r in ROLES)
     for a in legal(board, aux):
         b = board.copy()

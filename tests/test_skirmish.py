@@ -1,7 +1,7 @@
 """Skirmish with holes and Skirmish endgame: the kernel and both environments.
 
 Sections, in the order every game's test file keeps: a plain-Python reference written from
-RULES.md alone, start and perft, legal actions, apply, terminal and goals, observation
+docs/games/skirmish_v0.md alone, start and perft, legal actions, apply, terminal and goals, observation
 planes, illegal-action reasons, the action-id contract, random games against the
 reference. PettingZoo's api_test and seed_test run for every env in tests/test_api.py.
 Positions are drawn with ``kernel.from_string`` (y = 8 on top).
@@ -44,7 +44,7 @@ def play(board, aux, *moves):
         K.apply(board, aux, m)
 
 
-# A slow, direct transcription of RULES.md over a dict {(x, y): (role, letter)}, sharing no
+# A slow, direct transcription of docs/games/skirmish_v0.md over a dict {(x, y): (role, letter)}, sharing no
 # code or table with the kernel. ``test_mode`` is the rule sheet's no-move test: a rook's,
 # bishop's, queen's, king's or knight's move that lands on a hole counts as a move (no path
 # ever crosses a hole); a pawn's never does.
@@ -101,7 +101,7 @@ def ref_moves(pieces, role, variant, test_mode=False):
         else:
             f = 1 if role == 0 else -1
             # A pawn never lands on a hole, in the no-move test too: the sheet's pushes need
-            # their target cells empty and not holes (RULES.md, skirmish, Terminal).
+            # their target cells empty and not holes (docs/games/skirmish_v0.md, "End").
             if variant == SK and on_board(x, y + f) and (x, y + f) not in pieces:
                 if (x, y + f) not in REF_HOLES:
                     moves.add((x, y, x, y + f))
@@ -128,7 +128,7 @@ def ref_terminal(pieces, role, step, variant):
             return True  # a role has no pieces
         if not ref_moves(pieces, r, variant, test_mode=True):
             return True  # the rule sheet's no-move test
-    return not ref_moves(pieces, role, variant)  # RULES.md "Common"
+    return not ref_moves(pieces, role, variant)  # the rules every game shares (docs/games/index.md)
 
 
 def ref_apply(pieces, role, move):
@@ -409,7 +409,8 @@ BOXED_ROOK = """
 def test_rook_boxed_in_by_its_pawns_and_holes_ends_the_game_when_it_is_to_move():
     # White: rook (3,4) between its pawns (2,4), (4,4), (3,5) and the hole (3,3). Black pawns
     # block the first two, the hole (3,6) the third. White has no legal action, but the rule
-    # sheet's test sees the rook's move onto the hole (3,3): only RULES.md "Common" ends it.
+    # sheet's test sees the rook's move onto the hole (3,3): only the rules every game shares
+    # (docs/games/index.md) end it.
     board, aux = K.from_string(BOXED_ROOK)
     assert legal(board, aux) == []
     assert K.has_move(board, 0, True, 1) and not K.has_move(board, 0, True, 0)
@@ -464,7 +465,7 @@ def test_a_role_without_any_move_ends_the_game_whoever_is_to_move():
         assert K.has_move(board, 1, True, 0)  # black could move; white cannot, even onto a hole
 
 
-# The rule sheet's no-move test and pawns (RULES.md, skirmish, Terminal): a pawn's push
+# The rule sheet's no-move test and pawns (docs/games/skirmish_v0.md, "End"): a pawn's push
 # onto a hole is no move, for that test too; other pieces' moves onto holes count.
 PAWNS_FACING_HOLES = """
     . . . . . . n .
@@ -479,7 +480,7 @@ PAWNS_FACING_HOLES = """
 
 
 def test_white_pawns_facing_holes_have_no_move_so_the_game_is_over():
-    # RULES.md's example: white's pawns (3,5) and (6,2) face the holes (3,6) and (6,3), and
+    # The example of docs/games/skirmish_v0.md: white's pawns (3,5) and (6,2) face the holes (3,6) and (6,3), and
     # (5,4) is blocked by black's pawn; black to move. White has no move under the sheet's
     # test, so the state is terminal, with the goals of the capture counts.
     board, aux = K.from_string(PAWNS_FACING_HOLES, role=1, step=40, captures=(3, 5))

@@ -16,7 +16,7 @@ DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
 def _reached(board, piece):
-    """The empty cells the queens ``piece`` reach in one queen move, in plain Python from RULES.md."""
+    """The empty cells the queens ``piece`` reach in one queen move, in plain Python from the game pages."""
     cells = set()
     for c in np.flatnonzero(board == piece):
         x, y = c % 10, c // 10
@@ -29,7 +29,7 @@ def _reached(board, piece):
 
 
 def _covered(board, piece):
-    """The cells pieces ``piece`` cover in Mad Bishops, in plain Python from RULES.md: empty
+    """The cells pieces ``piece`` cover in Mad Bishops, in plain Python from the game pages (docs/games/): empty
     cells along a diagonal up to the first occupied one, and that one (an opposing piece it
     threatens, or a piece of its own side it defends)."""
     cells = set()

@@ -74,7 +74,7 @@ def test_split_fire_step_is_one_choice():
     assert env.agent_selection == "white" and env.stage == 1 and env.source == 43
     obs = env.last()[0]
     assert obs["observation"][4, 3, 5] == 1 and obs["observation"][:, :, 5].sum() == 1
-    assert len(_cells(obs["action_mask"])) == 32  # RULES.md: 32 fire targets after (4,1)->(4,5)
+    assert len(_cells(obs["action_mask"])) == 32  # docs/games/amazons_split_v0.md: 32 fire targets after (4,1)->(4,5)
     env.step(3)  # the arrow on the vacated origin (4,1)
     assert env.agent_selection == "black" and env.stage == 0
     board, _ = env.unwrapped.get_state()

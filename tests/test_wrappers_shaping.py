@@ -22,7 +22,7 @@ DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 
 
 def _reach(board, c):
-    """Empty cells a queen on cell c reaches in one queen move, in plain Python from RULES.md."""
+    """Empty cells a queen on cell c reaches in one queen move, in plain Python from docs/games/amazons_v0.md."""
     x, y = c % 10, c // 10
     n = 0
     for dx, dy in DIRS:

@@ -1,16 +1,16 @@
 """Agents to play and evaluate against: random, greedy, MCTS, and saved SB3 models.
 
-* :class:`RandomAgent` - a uniformly random legal action (from the observation's mask).
-* :class:`GreedyAgent` - one ply: the best immediate ``own goal - opponent's goal``,
+* [`RandomAgent`][ggpzoo.agents.simple.RandomAgent] - a uniformly random legal action (from the observation's mask).
+* [`GreedyAgent`][ggpzoo.agents.simple.GreedyAgent] - one ply: the best immediate ``own goal - opponent's goal``,
   random tie-break (from the game state).
-* :class:`MCTSAgent` - UCT with random rollouts on the rules kernel, in numba, with a
+* [`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent] - UCT with random rollouts on the rules kernel, in numba, with a
   budget in simulations or seconds (from the game state).
-* :class:`GDLMCTSAgent` - the same search on a GDL game's compiled network
-  (:mod:`ggpzoo.agents.gdl_mcts`; decoupled UCT where several roles choose at once).
-* :class:`SB3Agent` - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
-* :class:`GumbelAZAgent` - a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`), alone
-  or with batched Gumbel search (:mod:`ggpzoo.agents.gumbel`; ``train`` extra).
-* :func:`make_agent` - any of them from a spec string: ``random``, ``greedy``,
+* [`GDLMCTSAgent`][ggpzoo.agents.gdl_mcts.GDLMCTSAgent] - the same search on a GDL game's compiled network
+  ([`ggpzoo.agents.gdl_mcts`][ggpzoo.agents.gdl_mcts]; decoupled UCT where several roles choose at once).
+* [`SB3Agent`][ggpzoo.agents.sb3.SB3Agent] - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
+* [`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent] - a Gumbel AlphaZero network (`ggpzoo.training.az`), alone
+  or with batched Gumbel search ([`ggpzoo.agents.gumbel`][ggpzoo.agents.gumbel]; ``train`` extra).
+* [`make_agent()`][ggpzoo.agents.spec.make_agent] - any of them from a spec string: ``random``, ``greedy``,
   ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``, ``baseline:32``, ``az:model.json``.
 
 Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` says;

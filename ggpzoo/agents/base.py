@@ -3,13 +3,13 @@
 Every agent is called with what it needs to decide, and returns an action id:
 
 * ``takes = "observation"``: the env's observation dict for the agent to move,
-  ``{"observation": planes, "action_mask": mask}`` (:class:`~ggpzoo.agents.RandomAgent`,
-  :class:`~ggpzoo.agents.SB3Agent`);
+  ``{"observation": planes, "action_mask": mask}`` (`RandomAgent`,
+  `SB3Agent`);
 * ``takes = "state"``: the kernel state ``(board, aux)`` of ``env.unwrapped.get_state()``
-  (:class:`~ggpzoo.agents.GreedyAgent`, :class:`~ggpzoo.agents.MCTSAgent`), which they copy
+  (`GreedyAgent`, `MCTSAgent`), which they copy
   before searching.
 
-:meth:`Agent.act` gives an agent the right one from an env, so code that runs agents
+`Agent.act()` gives an agent the right one from an env, so code that runs agents
 (the arena, ``play``) need not care which.
 """
 
@@ -26,7 +26,7 @@ __all__ = ["Agent", "seeded_rng"]
 
 def seeded_rng(seed) -> np.random.Generator:
     """``np.random.default_rng(seed)`` for ``seed`` None or a seed the engine takes (an integer
-    in 0..2**63 - 1, :func:`ggpzoo.engine.batch._seed`); anything else (a float, a bool, a
+    in 0..2**63 - 1, `ggpzoo.engine.batch._seed()`); anything else (a float, a bool, a
     negative number) is a ValueError naming it."""
     if seed is None:
         return np.random.default_rng()
@@ -43,7 +43,7 @@ class Agent:
 
     Attributes:
         name: a short label (the arena's spec string, e.g. ``"mcts:200"``).
-        takes: ``"observation"`` or ``"state"``: what :meth:`__call__` expects.
+        takes: ``"observation"`` or ``"state"``: what `__call__()` expects.
     """
 
     name: str = "agent"
@@ -86,7 +86,7 @@ class _StateAgent(Agent):
 
     def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
         """``state`` as contiguous copies, checked to be a state of this agent's game
-        (:func:`ggpzoo.envs.state_check.checked_state`: a ValueError names the problem)."""
+        (`ggpzoo.envs.state_check.checked_state()`: a ValueError names the problem)."""
         if not isinstance(state, (tuple, list)) or len(state) != 2:
             raise TypeError(
                 f"{type(self).__name__} takes a game state (board, aux), e.g. env.unwrapped.get_state(); "

@@ -1,12 +1,12 @@
-"""Gumbel AlphaZero search on a GDL game's compiled network: :class:`GDLGumbelSearch` and the
-agent :class:`GDLGumbelAZAgent`.
+"""Gumbel AlphaZero search on a GDL game's compiled network: `GDLGumbelSearch` and the
+agent `GDLGumbelAZAgent`.
 
-The search is :class:`ggpzoo.agents.gumbel.GumbelSearch`'s, the same code: Gumbel-Top-k and
+The search is `ggpzoo.agents.gumbel.GumbelSearch`'s, the same code: Gumbel-Top-k and
 sequential halving at the root, the deterministic rule below it, completed Q, the answer
 and the policy target (``_select``, ``_finish``, ``_expand_node``, ``_backup``, the halving
 table). Only the state operations differ: a state is a ``uint8`` vector over the network's
 fluents, and each tree walks it on its own copy of the network's values, the rows of a
-:class:`ggpzoo.gdl.batch.GDLVectorGames` (whose numba ``_status``, ``_play`` and
+`ggpzoo.gdl.batch.GDLVectorGames` (whose numba ``_status``, ``_play`` and
 ``_advance`` move it).
 
 * **Nodes.** A node is a state where one role has a choice; its edges are that role's legal
@@ -18,14 +18,14 @@ fluents, and each tree walks it on its own copy of the network's values, the row
 * **Values** are from the side of the role that acts in a node (its ``NROLE``), as in the
   hand-written games; a network's value is for the role to act in its input.
 * **Refused:** a sheet without exactly two roles (ValueError), and a state where both roles
-  choose at once (:class:`~ggpzoo.agents.gdl_mcts.SimultaneousMoveError`, at the root or
+  choose at once (`SimultaneousMoveError`, at the root or
   wherever the tree meets one).
 
 The network is ``evaluate(obs) -> (logits, values)``: ``obs`` int8 ``(B, F + 2)``, the
 env's ``observation`` (a byte per fluent of the base set, then a one-hot of the role to
 act); ``logits`` float32 ``(B, 1, A)``, one per action id of the role to act (``A`` the
 larger role's action count); ``values`` ``(B,)`` in [-1, 1] for that role.
-(:class:`ggpzoo.training.az.net.GDLAZNet` is one.)
+(`ggpzoo.training.az.net.GDLAZNet` is one.)
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ ROOT_OVER, ROOT_FORCED, SIMULTANEOUS_MOVE = -11, -12, -13
 
 
 def two_role_game(game):
-    """The :class:`ggpzoo.gdl.Game` of ``game`` (``"gdl:SHEET"``, a GDLSpec or a Game),
+    """The `ggpzoo.gdl.Game` of ``game`` (``"gdl:SHEET"``, a GDLSpec or a Game),
     checked to have two roles (AlphaZero's values are one role's against the other's)."""
     from ggpzoo.gdl.spec import gdl_game
 
@@ -180,7 +180,7 @@ def _expand_backup(
     considered_m, max_considered, rng, gumbel_scale, legal,
 ):  # fmt: skip
     """Expand each tree's new leaf with its mover's legal ids (ascending; left in ``S`` by
-    :func:`_descend`) and the network's logits, and back its value up to the root."""
+    `_descend()`) and the network's logits, and back its value up to the root."""
     out, counts = S[0], S[1]
     for g in range(leaf.shape[0]):
         c = leaf[g, 0]
@@ -206,14 +206,14 @@ class GDLGumbelSearch(GumbelSearch):
     """Gumbel MuZero search of up to ``games`` states of a two-role GDL game at once.
 
     Args:
-        game: ``"gdl:SHEET"``, its GDLSpec or a loaded :class:`ggpzoo.gdl.Game` (compiled
+        game: ``"gdl:SHEET"``, its GDLSpec or a loaded `ggpzoo.gdl.Game` (compiled
             path: a sheet that does not ground raises ``GroundingTooLarge``).
         evaluate: ``evaluate(obs) -> (logits (B, 1, A), values (B,))`` (module docstring).
         simulations, games, max_considered, gumbel_scale, c_visit, c_scale, seed: as
-            :class:`~ggpzoo.agents.gumbel.GumbelSearch`.
+            `GumbelSearch`.
 
-    :meth:`run` takes states (``uint8 (n, fluents)``: ``GDLVectorGames.states``, a GDL env's
-    ``get_state()``, :func:`~ggpzoo.agents.gdl_mcts.state_from_fluents`), each a state where
+    `run()` takes states (``uint8 (n, fluents)``: ``GDLVectorGames.states``, a GDL env's
+    ``get_state()``, `state_from_fluents()`), each a state where
     one role chooses; the answer's actions are that role's ids.
     """
 
@@ -269,7 +269,7 @@ class GDLGumbelSearch(GumbelSearch):
 
     def run(self, states: np.ndarray, active: np.ndarray | None = None):
         """Search the states ``states[g]`` for which ``active[g]`` (default all); each must be
-        a state where one role chooses. Returns a :class:`~ggpzoo.agents.gumbel.SearchResult`."""
+        a state where one role chooses. Returns a `SearchResult`."""
         w = self.walkers
         a = np.asarray(states)
         if a.ndim != 2 or a.shape[1] != w.states.shape[1]:
@@ -313,12 +313,12 @@ class GDLGumbelAZAgent(Agent):
     Args:
         game: the game (``"gdl:SHEET"``, a GDLSpec or a loaded Game); the model must be of
             the same sheet (the same text).
-        model: a :class:`~ggpzoo.training.az.net.GDLAZNet`, or the path of its ``.json``.
+        model: a `GDLAZNet`, or the path of its ``.json``.
         simulations: 0 plays the network alone (the legal id of the largest logit); more
-            runs :class:`GDLGumbelSearch` with that budget per move.
-        seed, max_considered, c_scale: as :class:`~ggpzoo.agents.gumbel.GumbelAZAgent`.
+            runs `GDLGumbelSearch` with that budget per move.
+        seed, max_considered, c_scale: as `GumbelAZAgent`.
 
-    ``agent(state, role=None)`` and ``agent.act(env)`` as :class:`~ggpzoo.agents.GDLMCTSAgent`.
+    ``agent(state, role=None)`` and ``agent.act(env)`` as `GDLMCTSAgent`.
     Needs torch (the ``train`` extra).
     """
 

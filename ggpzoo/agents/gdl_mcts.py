@@ -1,16 +1,16 @@
 """Monte Carlo tree search on a GDL game's compiled network: UCT with random rollouts, in numba.
 
-The search of :mod:`ggpzoo.agents.mcts` (same node table, expansion order, UCT rule,
-budgets and answer), played on :class:`ggpzoo.gdl.propnet.Propnet` instead of a
+The search of `ggpzoo.agents.mcts` (same node table, expansion order, UCT rule,
+budgets and answer), played on `ggpzoo.gdl.propnet.Propnet` instead of a
 hand-written kernel, with decoupled UCT where roles move at once. A GDL step is a joint
 move, one move per role; a tree node is a state where at least one role has a choice
 (more than one legal move), and the roles with one legal move (``noop``) play it. Joint
 moves in which no role has a choice are played through, as the AEC env plays them
-(:mod:`ggpzoo.gdl.envs`). A state is over when the sheet says ``terminal`` or when some
+([`ggpzoo.gdl.envs`][ggpzoo.gdl.envs]). A state is over when the sheet says ``terminal`` or when some
 role has no legal move (the env's rule too).
 
 * **One role chooses** (turn-taking games: tic-tac-toe, connect four, breakthrough, the GDL
-  editions of the hand-written games): a UCT node exactly as in :mod:`ggpzoo.agents.mcts`;
+  editions of the hand-written games): a UCT node exactly as in `ggpzoo.agents.mcts`;
   its children are that role's moves.
 * **Several roles choose at once** (simultaneous moves): decoupled UCT (DUCT, the usual
   approach of GGP players such as CadiaPlayer and Sancho; Lanctot et al., "Monte Carlo Tree Search in
@@ -118,7 +118,7 @@ class SimultaneousMoveError(ValueError):
 
 
 # ----------------------------------------------------------------------------- the network
-# ``net`` below is the tuple of :func:`_net_args`: the Propnet's arrays, in the order the
+# ``net`` below is the tuple of `_net_args()`: the Propnet's arrays, in the order the
 # propnet's own kernels take them.
 @njit(cache=True)
 def _status(state, net, out, counts):
@@ -301,7 +301,7 @@ def _role_move(estat, at, n, c, s):
 @njit(cache=True)
 def _duct_pick(eint, estat, o, c, ids, s):
     """Each role's move at the simultaneous node of block ``o``, chosen independently from its
-    own statistics (:func:`_role_move`). Fills the joint move ``ids``; returns (its number,
+    own statistics (`_role_move()`). Fills the joint move ``ids``; returns (its number,
     the rng state)."""
     n_roles = ids.shape[0]
     at = o + n_roles
@@ -365,8 +365,8 @@ def _init_tree(root, net, nodes, stats, ext, eint, estat, role, seed):
 def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed, max_rollout, kind):
     """Run up to ``simulations`` simulations from state ``root`` (a choice for one role or more).
 
-    A node where one role chooses is a UCT node of :mod:`ggpzoo.agents.mcts`; a node where
-    several roles choose picks each role's move by :func:`_duct_pick` and goes to the child
+    A node where one role chooses is a UCT node of `ggpzoo.agents.mcts`; a node where
+    several roles choose picks each role's move by `_duct_pick()` and goes to the child
     of that joint move, made when first played. Returns ``(n_nodes, simulations run,
     status, n_edges, eint, estat)``: status 0 or a negative error code; the edge tables are
     new arrays when they grew."""
@@ -559,20 +559,20 @@ class GDLMCTSAgent(UCTBudget, Agent):
     """UCT with random rollouts on a GDL game's compiled network; called with a state.
 
     Args:
-        game: a :class:`ggpzoo.gdl.Game`, or what :func:`ggpzoo.gdl.load` reads (a ``.kif``
+        game: a [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], or what [`ggpzoo.gdl.load()`][ggpzoo.gdl.load] reads (a ``.kif``
             path, KIF text). Its network is built here if it was not (see
-            ``ground_time_limit`` in :func:`ggpzoo.gdl.load`).
+            ``ground_time_limit`` in [`ggpzoo.gdl.load()`][ggpzoo.gdl.load]).
         simulations, seconds, c, seed, max_rollout, value: as
-            :class:`ggpzoo.agents.MCTSAgent` (``max_rollout`` counts joint moves; ``value``
+            [`ggpzoo.agents.MCTSAgent`][ggpzoo.agents.MCTSAgent] (``max_rollout`` counts joint moves; ``value``
             as in this module's docstring).
 
     ``agent(state, role=None)`` takes a compiled state (``env.unwrapped.get_state()`` of a
-    GDL env on the compiled backend, or :func:`state_from_fluents`; an exact-path state, a
-    frozenset of fluents, is converted) and returns an action id of ``role`` (default: the
+    GDL env on the compiled backend, or [`state_from_fluents()`][ggpzoo.agents.gdl_mcts.state_from_fluents]; an
+    exact-path state, a frozenset of fluents, is converted) and returns an action id of ``role`` (default: the
     one role with a choice; needed where several roles choose at once; a role with one
     legal move gets it without a search). ``agent.act(env)`` passes the env's state and
     ``agent_selection`` (never the choices other roles made in the same step: see the
-    module docstring). After each call, :attr:`last_search` holds ``simulations``,
+    module docstring). After each call, `last_search` holds ``simulations``,
     ``seconds``, ``nodes``, ``legal``, ``visits`` and ``value`` (of the answer's move, for
     its role).
     """

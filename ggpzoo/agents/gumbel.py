@@ -3,7 +3,7 @@ every tree evaluated by one batched network call per simulation step.
 
 The search is Gumbel MuZero's (Danihelka et al., "Policy improvement by planning with
 Gumbel", ICLR 2022; DeepMind's ``mctx.gumbel_muzero_policy`` is the reference), on the
-true rules (:mod:`ggpzoo.engine.dispatch`) instead of a learned model:
+true rules (`ggpzoo.engine.dispatch`) instead of a learned model:
 
 * at the root, Gumbel-Top-k: ``k = min(max_considered, legal)`` actions, those with the
   largest ``g + logits`` (``g`` Gumbel noise), then sequential halving over the budget:
@@ -27,11 +27,11 @@ outcome (+1 win, -1 loss, 0 draw, by the goals), whatever the goals were on the 
 The network is any callable ``evaluate(obs) -> (part_logits, values)``: ``obs`` the
 batch of observations ``(B, H, W, planes)`` from the role to act, ``part_logits``
 ``float32 (B, parts, cells)`` (one logit per cell for each part of an action, see
-:meth:`ggpzoo.envs.gamespec.GameSpec.action_cells`), ``values`` ``float32 (B,)`` in
-[-1, 1]. An action's logit is the sum of its parts' logits, computed here for the legal
+[`ggpzoo.envs.gamespec.GameSpec.action_cells()`][ggpzoo.envs.gamespec.GameSpec.action_cells]), ``values`` ``float32
+(B,)`` in [-1, 1]. An action's logit is the sum of its parts' logits, computed here for the legal
 actions only (amazons_v0 has 86,980 ids, no network head needs that many).
 
-:class:`GumbelAZAgent` plays with a trained network, with or without search.
+[`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent] plays with a trained network, with or without search.
 """
 
 from __future__ import annotations
@@ -454,7 +454,7 @@ def _finish(active, nodes, values, e_action, e_logit, e_child, e_gumbel, table, 
 
 
 class SearchResult(NamedTuple):
-    """What :meth:`GumbelSearch.run` gives for each searched game ``g``.
+    """What [`GumbelSearch.run()`][ggpzoo.agents.gumbel.GumbelSearch.run] gives for each searched game ``g``.
 
     ``actions[g]`` the chosen action (-1 for a game not searched); the policy target over
     its legal actions is ``policy_actions[offsets[g]:offsets[g+1]]`` with probabilities
@@ -476,13 +476,13 @@ class GumbelSearch:
         env_name: the game.
         evaluate: ``evaluate(obs) -> (part_logits, values)`` (see the module docstring).
         simulations: the budget per state (at least 1).
-        games: how many states one :meth:`run` searches at most.
+        games: how many states one [`run()`][ggpzoo.agents.gumbel.GumbelSearch.run] searches at most.
         max_considered: root actions sampled by Gumbel-Top-k (mctx's default, 16).
         gumbel_scale: 1 samples the root actions; 0 takes the top logits (no noise).
         c_visit, c_scale: sigma's constants.
         seed: seeds the Gumbel noise.
         features: the network reads the game's feature planes after the observation
-            (:func:`ggpzoo.engine.dispatch.net_input`; an AZNet's ``features``).
+            (`ggpzoo.engine.dispatch.net_input()`; an AZNet's ``features``).
     """
 
     def __init__(
@@ -647,7 +647,8 @@ class GumbelSearch:
         return self._search(n, active, start, descend)
 
     def root(self, g: int = 0) -> dict:
-        """The root of tree ``g`` after :meth:`run`: its actions, prior logits, visits, mean
+        """The root of tree ``g`` after [`run()`][ggpzoo.agents.gumbel.GumbelSearch.run]: its actions, prior logits,
+        visits, mean
         values (for the role to act there) and the network's value (for tests and study)."""
         first, n = int(self.nodes[g, 0, FIRST_EDGE]), int(self.nodes[g, 0, EDGES])
         logits, visits, q = np.zeros(n), np.zeros(n, np.int64), np.zeros(n)
@@ -684,14 +685,14 @@ def _best_legal(game, board, aux, part_logits, cells, legal):
 
 
 class GumbelAZAgent(_StateAgent):
-    """A trained AlphaZero network (:mod:`ggpzoo.training.az`) playing env ``env_name``;
+    """A trained AlphaZero network (`ggpzoo.training.az`) playing env ``env_name``;
     called with a state ``(board, aux)``.
 
     Args:
         env_name: the game.
-        model: an :class:`~ggpzoo.training.az.net.AZNet`, or the path of its ``.json``.
+        model: an [`AZNet`][ggpzoo.training.az.net.AZNet], or the path of its ``.json``.
         simulations: 0 plays the network alone (the legal action of the largest logit);
-            more runs :class:`GumbelSearch` with that budget per move.
+            more runs [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch] with that budget per move.
         seed: seeds the search's Gumbel noise.
         max_considered: the search's Gumbel-Top-k.
         c_scale: sigma's scale; by default the one the model was trained with (its

@@ -205,9 +205,9 @@ def _best_child(nodes, stats):
 
 class UCTBudget:
     """The settings and the budget loop the UCT agents share (this module's and
-    :class:`ggpzoo.agents.gdl_mcts.GDLMCTSAgent`): checks ``simulations``, ``seconds``, ``c``,
+    `ggpzoo.agents.gdl_mcts.GDLMCTSAgent`): checks ``simulations``, ``seconds``, ``c``,
     ``max_rollout`` and ``value``, keeps the node tables between moves, and runs a search
-    for a number of simulations or of seconds (see :meth:`_run`)."""
+    for a number of simulations or of seconds (see `_run()`)."""
 
     def _settings(self, simulations, seconds, c, max_rollout, value) -> None:
         if simulations is not None and seconds is not None:
@@ -261,7 +261,7 @@ class UCTBudget:
         ``search(nodes, stats, n_nodes, simulations)`` runs up to that many simulations
         and returns ``(n_nodes, simulations run)``; ``answer(nodes, stats)``, if given,
         returns ``(action, visits, value sum)`` instead of the root's most visited child
-        (the GDL agent's simultaneous roots keep per-role statistics). Sets :attr:`last_search`."""
+        (the GDL agent's simultaneous roots keep per-role statistics). Sets `last_search`."""
         start = time.perf_counter()
         if self.seconds is None:
             nodes, stats = self._tables(self.simulations + 1)
@@ -325,7 +325,7 @@ class MCTSAgent(UCTBudget, _StateAgent):
         value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
             or ``"goal"`` (see the module docstring).
 
-    After each call, :attr:`last_search` holds ``simulations``, ``seconds``, ``nodes``,
+    After each call, `last_search` holds ``simulations``, ``seconds``, ``nodes``,
     ``visits`` and ``value`` (the chosen child's visits and mean value for the mover).
 
     >>> from ggpzoo.envs import skirmish_endgame_v0

@@ -1,10 +1,10 @@
 """A saved sb3-contrib ``MaskablePPO`` model as an agent (needs the ``train`` extra).
 
-The model sees what it saw in training with :class:`ggpzoo.training.single_agent.SingleAgentEnv`:
+The model sees what it saw in training with `ggpzoo.training.single_agent.SingleAgentEnv`:
 the env's ``observation`` planes from the mover's side, and the legal actions as
 ``action_masks``. A model trained through a turn decomposition (its actions are cells:
-:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0, the default of
-``SingleAgentEnv("amazons_v0")``, or :class:`~ggpzoo.wrappers.MoveDecomposition` for the
+`AmazonsTurnDecomposition` for amazons_v0, the default of
+``SingleAgentEnv("amazons_v0")``, or `MoveDecomposition` for the
 others) is asked once per choice, on that wrapper's observations; the agent then plays the
 whole action.
 """
@@ -24,7 +24,7 @@ __all__ = ["SB3Agent", "load_model"]
 
 def load_model(path: str):
     """``MaskablePPO.load(path)`` on the CPU, with a clear error for a missing file or package;
-    a ``.json`` path loads plain weights instead (:func:`ggpzoo.agents.weights.load_policy`).
+    a ``.json`` path loads plain weights instead (`ggpzoo.agents.weights.load_policy()`).
 
     Loading a ``.zip`` unpickles it, which runs any code the file names: load only models
     you made or trust. ``.json`` + ``.pt`` policies load without running code.
@@ -54,7 +54,7 @@ class SB3Agent(Agent):
 
     Loading a saved ``.zip`` runs pickle, and unpickling a file can run any code in it:
     load only models you made or trust. A policy stored with
-    :func:`ggpzoo.agents.weights.save_policy` (``PATH.json`` and ``PATH.pt``: a JSON
+    `ggpzoo.agents.weights.save_policy()` (``PATH.json`` and ``PATH.pt``: a JSON
     description and plain tensors, read with ``torch.load(weights_only=True)``) loads
     without running code; pass the ``.json`` path.
 
@@ -63,7 +63,7 @@ class SB3Agent(Agent):
             policy description (plain weights), or a loaded model.
         env_name: the env it plays (a key of ``ggpzoo.envs.ENVS``); the model's action and
             observation spaces must be that env's, or those of the env through a turn
-            decomposition and/or :class:`~ggpzoo.wrappers.ReachPlanes` (found from the spaces).
+            decomposition and/or [`ReachPlanes`][ggpzoo.wrappers.ReachPlanes] (found from the spaces).
         deterministic: play the most likely action (default) instead of sampling.
     """
 
@@ -84,7 +84,7 @@ class SB3Agent(Agent):
 
     def _view(self, n, shape):
         """The env, in the wrappers that give the model's spaces: a turn decomposition when its
-        actions are cells, :class:`~ggpzoo.wrappers.ReachPlanes` when it sees those planes."""
+        actions are cells, `ReachPlanes` when it sees those planes."""
         views = [self.env]
         game = self.env.game_spec
         if game.reach_planes is not None:

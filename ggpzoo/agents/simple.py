@@ -40,7 +40,7 @@ class RandomAgent(Agent):
 class GreedyAgent(_StateAgent):
     """One ply: the action that leaves the best ``own goal - opponent's goal``, random
     tie-break; an action that ends the game ahead beats any other, one that ends it behind
-    loses to any other (see :func:`greedy_action`).
+    loses to any other (see `greedy_action()`).
 
     Where goals only move at the end (Amazons, Amazons split, Mad Bishops) this is random
     play that takes an immediate win and avoids an immediate loss; in Skirmish it captures.

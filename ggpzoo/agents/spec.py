@@ -37,9 +37,9 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
 
     ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
-    :class:`ggpzoo.gdl.Game`): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
-    (:class:`~ggpzoo.agents.GDLMCTSAgent`) and ``az:PATH.json[:N]``
-    (:class:`~ggpzoo.agents.gdl_gumbel.GDLGumbelAZAgent`) are the agents.
+    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
+    ([`GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]) and ``az:PATH.json[:N]``
+    (`GDLGumbelAZAgent`) are the agents.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -128,8 +128,8 @@ def _simulations(arg: str, example: str) -> int:
 
 
 def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
-    """An AlphaZero network's agent: :class:`GumbelAZAgent`, or for a GDL game (``env_name``
-    a loaded :class:`ggpzoo.gdl.Game`) :class:`GDLGumbelAZAgent`."""
+    """An AlphaZero network's agent: `GumbelAZAgent`, or for a GDL game (``env_name``
+    a loaded `ggpzoo.gdl.Game`) `GDLGumbelAZAgent`."""
     try:
         from ggpzoo.gdl.game import Game
 

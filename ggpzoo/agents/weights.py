@@ -1,9 +1,9 @@
 """Policies stored as plain weights and a JSON description: loading them runs no code.
 
 A saved SB3 model (``model.save("model.zip")``, loaded by ``MaskablePPO.load`` and
-:class:`~ggpzoo.agents.SB3Agent`) holds pickled Python objects, and unpickling a file runs
+`SB3Agent`) holds pickled Python objects, and unpickling a file runs
 whatever code it names: load only ``.zip`` models you made yourself or trust. To share a
-policy, store it with :func:`save_policy` instead:
+policy, store it with `save_policy()` instead:
 
 * ``PATH.json``: what to build (the policy class from a fixed list, its constructor
   arguments as JSON, the spaces, the env);
@@ -11,7 +11,7 @@ policy, store it with :func:`save_policy` instead:
   ``torch.load(weights_only=True)``, which refuses anything but tensors and plain
   containers.
 
-:func:`load_policy` rebuilds the policy from the JSON (classes are looked up by name in
+`load_policy()` rebuilds the policy from the JSON (classes are looked up by name in
 the lists below, never imported from the file) and loads the weights into it. The result
 has ``predict(obs, deterministic=..., action_masks=...)``, ``observation_space`` and
 ``action_space``, so it plays wherever a model does: ``SB3Agent("PATH.json", env)``, the
@@ -192,7 +192,7 @@ def save_policy(model, path: str, env_name: str | None = None) -> str:
 
 
 def load_policy(path: str):
-    """The policy stored by :func:`save_policy` at ``PATH.json`` (or ``PATH``), on the CPU,
+    """The policy stored by `save_policy()` at ``PATH.json`` (or ``PATH``), on the CPU,
     in evaluation mode. Runs no code from the files: a bad or foreign file raises
     ValueError (or OSError when it cannot be read)."""
     from gymnasium import spaces

@@ -1,7 +1,7 @@
 """Shipped baseline networks: ``<env>.json`` + ``<env>.pt`` in this directory, one per game.
 
-A baseline is a Gumbel AlphaZero network (:mod:`ggpzoo.training.az`) trained for a fixed
-budget, saved with :func:`~ggpzoo.training.az.net.save_model` (plain weights, loaded with
+A baseline is a Gumbel AlphaZero network (`ggpzoo.training.az`) trained for a fixed
+budget, saved with [`save_model()`][ggpzoo.training.az.net.save_model] (plain weights, loaded with
 ``weights_only=True``). It is a fixed, reproducible opponent to measure agents against
 (``baseline`` plays the network alone, ``baseline:32`` with 32 simulations of search), not
 a strong player. Every game has one (0.5.0; skirmish_endgame_v0 since 0.4.0); how each

@@ -11,7 +11,7 @@ numba ``prange`` loops call the kernel functions game by game, in parallel threa
         step = games.step(actions)                    # finished games restart by themselves
     print(games.pop_results()[:3])                    # [(white goal, black goal, length), ...]
 
-Whole random or greedy games, without Python in the loop: :func:`play_games`.
+Whole random or greedy games, without Python in the loop: [`play_games()`][ggpzoo.engine.batch.play_games].
 
 Numba compiles the batched functions once per machine (cached in ``__pycache__``); the
 first call in a fresh install takes some seconds.
@@ -197,7 +197,7 @@ POLICIES = {"random": 0, "greedy": 1}
 
 
 class StepResult(NamedTuple):
-    """What :meth:`VectorGames.step` returns, one row per game."""
+    """What [`VectorGames.step()`][ggpzoo.engine.batch.VectorGames.step] returns, one row per game."""
 
     rewards: np.ndarray  # float32 (N, 2): white, black; +1/-1/0 on the step that ended a game
     finished: np.ndarray  # bool (N,): the game ended on this step (restarted if auto_reset)
@@ -212,8 +212,8 @@ class VectorGames:
         name: an env name, a key of ``ggpzoo.envs.ENVS`` (e.g. ``"amazons_v0"``).
         num_games: the batch size N.
         auto_reset: restart a game on the step that ends it (its result goes to
-            :meth:`pop_results`); otherwise finished games wait for :meth:`reset`, and
-            their entries in ``actions`` are ignored.
+            [`pop_results()`][ggpzoo.engine.batch.VectorGames.pop_results]); otherwise finished games wait for
+            [`reset()`][ggpzoo.engine.batch.VectorGames.reset], and their entries in ``actions`` are ignored.
     """
 
     def __init__(self, name: str, num_games: int, auto_reset: bool = True):
@@ -299,7 +299,7 @@ class VectorGames:
         return self._policy(0, seed)
 
     def greedy_actions(self, seed: int = 0) -> np.ndarray:
-        """Per game, :func:`ggpzoo.engine.policies.greedy_choice`: the best own minus opponent
+        """Per game, `ggpzoo.engine.policies.greedy_choice()`: the best own minus opponent
         goal after the action (a move that ends the game ahead first), random tie-break."""
         return self._policy(1, seed)
 
@@ -385,7 +385,7 @@ def play_games(name: str, num_games: int, white: str = "random", black: str = "r
 
     Returns ``(goals, lengths)``: int64 ``(num_games, 2)`` final goals (white, black) and the
     number of actions of each game. Policies: ``"random"`` or ``"greedy"``
-    (:func:`ggpzoo.engine.policies.greedy_choice`: one ply, random tie-break).
+    (`ggpzoo.engine.policies.greedy_choice()`: one ply, random tie-break).
     """
     seed = _seed(seed)
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:

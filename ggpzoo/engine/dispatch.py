@@ -3,10 +3,10 @@
 Code that must work for any game inside numba (the batched engine, search agents) calls
 these: ``init(game, board, aux, variant)``, ``legal_actions(game, board, aux, out)``,
 ``apply``, ``is_terminal``, ``goals``, ``observe`` and ``check_state``, with the kernel
-protocol of :mod:`ggpzoo.envs.base`, and the training aids the kernels hold
+protocol of `ggpzoo.envs.base`, and the training aids the kernels hold
 (``potential``, ``reach_planes``, ``feature_planes``, ``stage_board``: no rules, but one copy of each, shared
 by the AEC wrappers and the batched self-play env); ``game`` is the id of a spec's kernel,
-:func:`kernel_id`. Each is one numba function with one explicit branch per kernel, every
+`kernel_id()`. Each is one numba function with one explicit branch per kernel, every
 kernel a constant, so that it is compiled once and cached (kernels passed as arguments or
 captured in closures are recompiled in every process, and numba's cache only notices
 changes to this file: hence the explicit list). An unknown id raises ``ValueError``.
@@ -127,7 +127,7 @@ def observe(game, board, aux, role, out):
 @njit(cache=True)
 def check_state(game, board, aux):
     """0 when ``(board, aux)`` is a state of kernel ``game`` that it can play, else that
-    kernel's error code (its ``CHECK_MESSAGES``; :mod:`ggpzoo.envs.state_check`)."""
+    kernel's error code (its ``CHECK_MESSAGES``; `ggpzoo.envs.state_check`)."""
     if game == 0:
         return amazons.check_state(board, aux)
     if game == 1:

@@ -54,7 +54,7 @@ def greedy_choice(game, board, aux, legal, n, s, b, x):
 
 @njit(cache=True)
 def greedy_action(game, board, aux, seed):
-    """:func:`greedy_choice` in one state, generating its legal list; -1 if the game is over."""
+    """`greedy_choice()` in one state, generating its legal list; -1 if the game is over."""
     if is_terminal(game, board, aux):
         return -1
     legal = np.empty(MAX_LEGAL, np.int32)

@@ -1,11 +1,11 @@
 """Rewards from the GGP goals, in numba: the one copy of each reward rule.
 
-The AEC reward wrappers (:mod:`ggpzoo.wrappers.rewards`) and the batched self-play env
-(:mod:`ggpzoo.engine.selfplay`) both call :func:`goal_reward`; potential shaping
-(:mod:`ggpzoo.wrappers.shaping`) and the self-play env both take the potential of
-:func:`mover_potential`.
+The AEC reward wrappers ([`ggpzoo.wrappers.rewards`][ggpzoo.wrappers.rewards]) and the batched self-play env
+([`ggpzoo.engine.selfplay`][ggpzoo.engine.selfplay]) both call [`goal_reward()`][ggpzoo.engine.rewards.goal_reward];
+potential shaping ([`ggpzoo.wrappers.shaping`][ggpzoo.wrappers.shaping]) and the self-play env both take the potential
+of [`mover_potential()`][ggpzoo.engine.rewards.mover_potential].
 
-Reward kinds (:data:`REWARD_KINDS`), for an agent whose goal goes from ``own_before`` to
+Reward kinds (`REWARD_KINDS`), for an agent whose goal goes from ``own_before`` to
 ``own_after`` while the opponent's goes from ``opp_before`` to ``opp_after``:
 
 * ``"winloss"``: at the end, +1 if its goal is the higher, -1 if the lower, 0 if equal;
@@ -50,7 +50,7 @@ def goal_reward(kind, own_before, opp_before, own_after, opp_after, ended):
 
 @njit(cache=True)
 def mover_potential(game, board, aux, role, ended):
-    """``role``'s shaping potential: white's :func:`ggpzoo.engine.dispatch.potential`, its
+    """``role``'s shaping potential: white's `ggpzoo.engine.dispatch.potential()`, its
     negative for black, and 0 once the game has ended by the rules (so that shaping rewards
     sum to 0 over a game)."""
     if ended:

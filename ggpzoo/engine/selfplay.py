@@ -1,6 +1,7 @@
 """Batched self-play for training: N games in arrays, a learner on one seat of each.
 
-:class:`SelfPlayGames` is what a vectorised single-agent env needs, and nothing of any RL
+[`SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames] is what a vectorised single-agent env needs, and nothing of any
+RL
 library: the learner holds one seat per game (white in even games, black in odd ones at
 the first reset, swapped in each game at every new episode); the opponent's moves are
 played for all games at once, inside numba for the built-in opponents (``"random"``,
@@ -12,23 +13,23 @@ their final observations and goals.
 
 Every rule comes from the kernel layer, the same functions the AEC wrappers call:
 
-* the game: :mod:`ggpzoo.engine.dispatch`;
-* rewards: :func:`ggpzoo.engine.rewards.goal_reward` (``reward=``) and the potential of
-  :func:`ggpzoo.engine.rewards.mover_potential` (``shaping=`` weight);
-* cell choices (``decompose=``): :mod:`ggpzoo.engine.turns` and
-  :func:`ggpzoo.engine.dispatch.stage_board`;
-* extra planes (``reach_planes=``): :func:`ggpzoo.engine.dispatch.reach_planes`.
+* the game: `ggpzoo.engine.dispatch`;
+* rewards: [`ggpzoo.engine.rewards.goal_reward()`][ggpzoo.engine.rewards.goal_reward] (``reward=``) and the potential of
+  [`ggpzoo.engine.rewards.mover_potential()`][ggpzoo.engine.rewards.mover_potential] (``shaping=`` weight);
+* cell choices (``decompose=``): [`ggpzoo.engine.turns`][ggpzoo.engine.turns] and
+  `ggpzoo.engine.dispatch.stage_board()`;
+* extra planes (``reach_planes=``): `ggpzoo.engine.dispatch.reach_planes()`.
 
-The learner sees exactly what :class:`ggpzoo.training.single_agent.SingleAgentEnv` would
-show it with the same options (``tests/test_selfplay.py`` plays both side by side): the
-observation planes, the mask, and as reward of each step everything its own reward
-wrapper booked for it since its last step (the opponent's replies included).
+The learner sees exactly what
+[`ggpzoo.training.single_agent.SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] would show it with the same
+options (``tests/test_selfplay.py`` plays both side by side): the observation planes, the mask, and as reward of each
+step everything its own reward wrapper booked for it since its last step (the opponent's replies included).
 
 Opponents other than the built-in ones follow a small protocol: an object with
 ``takes = "observation"`` and ``act_batch(observations, masks) -> actions`` (the learner's
 own view and action space, e.g. a snapshot of the learner) or ``takes = "state"`` and
 ``act_states(boards, auxs) -> game actions`` (e.g. MCTS); both get one row per game that
-waits for it. :mod:`ggpzoo.training.selfplay` has them.
+waits for it. [`ggpzoo.training.selfplay`][ggpzoo.training.selfplay] has them.
 """
 
 from __future__ import annotations
@@ -252,13 +253,13 @@ class SelfPlayGames:
     Args:
         name: a ggpzoo env name (``ggpzoo.envs.ENVS``).
         num_games: the batch size N.
-        reward: the learner's reward, one of :data:`ggpzoo.engine.rewards.REWARD_KINDS`
-            (as :data:`ggpzoo.wrappers.REWARDS` names them).
+        reward: the learner's reward, one of `ggpzoo.engine.rewards.REWARD_KINDS`
+            (as [`ggpzoo.wrappers.REWARDS`][ggpzoo.wrappers.REWARDS] names them).
         shaping: the weight of potential-based shaping (the game spec's potential; 0: none),
-            as :class:`ggpzoo.wrappers.PotentialShaping`.
+            as [`ggpzoo.wrappers.PotentialShaping`][ggpzoo.wrappers.PotentialShaping].
         decompose: each game action as cell choices, as the game spec's decomposition
             wrapper does; None: as the spec's ``decompose_by_default`` says.
-        reach_planes: two more planes, as :class:`ggpzoo.wrappers.ReachPlanes`.
+        reach_planes: two more planes, as [`ggpzoo.wrappers.ReachPlanes`][ggpzoo.wrappers.ReachPlanes].
         opponents: the pool: ``"random"``, ``"greedy"`` or opponent objects (see the module).
         weights: the chance of each opponent (normalised); default equal.
         opening_plies: at the start of each episode, play a uniformly random number
@@ -480,8 +481,9 @@ class SelfPlayGames:
 
     # ------------------------------------------------------------------ steps
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-        """Play the learner's ``actions`` (one per game, legal under :meth:`action_masks`),
-        then the opponents' replies; games that end start again.
+        """Play the learner's ``actions`` (one per game, legal under
+        [`action_masks()`][ggpzoo.engine.selfplay.SelfPlayGames.action_masks]), then the opponents' replies; games that
+        end start again.
 
         Returns ``(observations, rewards, ended, info)``: the next observations (of the new
         episode where one ended), the learner's float32 rewards, the bool array of the games

@@ -4,14 +4,15 @@ A game action names cells (its spec's ``action_parts``: piece and destination in
 from/to games, queen, destination and arrow in ``amazons_v0``). A decomposed turn asks for
 those cells one at a time, each masked to the cells that some legal action still allows.
 These functions are the one copy of that rule: the AEC wrappers
-(:class:`ggpzoo.wrappers.TurnDecomposition` and its subclasses) and the batched self-play
-env (:mod:`ggpzoo.engine.selfplay`) both call them.
+([`ggpzoo.wrappers.TurnDecomposition`][ggpzoo.wrappers.TurnDecomposition] and its subclasses) and the batched self-play
+env ([`ggpzoo.engine.selfplay`][ggpzoo.engine.selfplay]) both call them.
 
-* :func:`action_cells` - the table ``(num_actions, parts)`` of the cells each action names
+* [`action_cells()`][ggpzoo.engine.turns.action_cells] - the table ``(num_actions, parts)`` of the cells each action
+  names
   (the spec's, cached);
-* :func:`stage_mask` - the cells open at a stage, given the choices made;
-* :func:`complete_action` - the one legal action that agrees with every choice;
-* :func:`forced_choices` - make the choices (but the last) that have one option.
+* [`stage_mask()`][ggpzoo.engine.turns.stage_mask] - the cells open at a stage, given the choices made;
+* [`complete_action()`][ggpzoo.engine.turns.complete_action] - the one legal action that agrees with every choice;
+* [`forced_choices()`][ggpzoo.engine.turns.forced_choices] - make the choices (but the last) that have one option.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def from_to_cells(num_actions: int, cells: int) -> np.ndarray:
 @functools.cache
 def action_cells(name: str) -> np.ndarray:
     """The cells each action of game ``name`` names, ``(num_actions, len(action_parts))``
-    int32: its spec's :meth:`~ggpzoo.envs.gamespec.GameSpec.action_cells`, made once and
+    int32: its spec's [`action_cells()`][ggpzoo.envs.gamespec.GameSpec.action_cells], made once and
     read-only."""
     from ggpzoo.envs import spec
 

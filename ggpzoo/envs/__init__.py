@@ -1,10 +1,10 @@
 """The ggpzoo games: their specs (the registry), and the PettingZoo-classic env modules.
 
-``SPECS`` maps each env name to its :class:`~ggpzoo.envs.gamespec.GameSpec`: registering a game
+``SPECS`` maps each env name to its [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]: registering a game
 is one line in the tuple below. ``spec(name)`` looks one up without importing PettingZoo
-(a name ``gdl:SHEET`` gives a GDL game's :class:`~ggpzoo.gdl.spec.GDLSpec`);
+(a name ``gdl:SHEET`` gives a GDL game's [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec]);
 ``from ggpzoo.envs import amazons_v0`` gives the env module (``env()``, ``raw_env``), and
-:mod:`ggpzoo` registers every entry with PettingZoo's registry as ``ggpzoo/<game>-v<N>``.
+`ggpzoo` registers every entry with PettingZoo's registry as ``ggpzoo/<game>-v<N>``.
 """
 
 import importlib
@@ -33,9 +33,9 @@ ENVS = {name: s.env_module for name, s in SPECS.items()}
 
 
 def spec(name: str):
-    """The spec of env ``name``: a :class:`GameSpec`, or for ``gdl:SHEET`` (a sheet shipped in
+    """The spec of env ``name``: a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec], or for ``gdl:SHEET`` (a sheet shipped in
     ``ggpzoo/gdl/games/`` or a ``.kif`` path) a GDL game's
-    :class:`~ggpzoo.gdl.spec.GDLSpec`, whose ``kind`` is ``"gdl"``; ValueError naming the
+    [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec], whose ``kind`` is ``"gdl"``; ValueError naming the
     known envs otherwise."""
     try:
         return SPECS[name]
@@ -55,7 +55,7 @@ def registry_id(name: str) -> str:
 
 def load(name: str):
     """The env module of ``name`` (``env()`` and ``raw_env``; imports PettingZoo); for a GDL
-    game, the same factories bound to its sheet (:meth:`~ggpzoo.gdl.spec.GDLSpec.module`)."""
+    game, the same factories bound to its sheet ([`module()`][ggpzoo.gdl.spec.GDLSpec.module])."""
     s = spec(name)
     if s.kind == "gdl":
         return s.module()

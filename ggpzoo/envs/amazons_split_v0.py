@@ -1,4 +1,4 @@
-"""Amazons with split turns (move, then fire): see :mod:`ggpzoo.envs.amazons.amazons_split`."""
+"""Amazons with split turns (move, then fire): see `ggpzoo.envs.amazons.amazons_split`."""
 
 from ggpzoo.envs.amazons.amazons_split import env, raw_env
 

@@ -1,4 +1,4 @@
-"""Amazons, one action per turn: see :mod:`ggpzoo.envs.amazons.amazons`."""
+"""Amazons, one action per turn: see `ggpzoo.envs.amazons.amazons`."""
 
 from ggpzoo.envs.amazons.amazons import env, raw_env
 

@@ -23,7 +23,7 @@ A game is two pieces:
    ``apply(board, aux, action)``
        plays a legal action in place (it does not check legality).
    ``is_terminal(board, aux) -> bool``
-       the whole terminal test, including RULES.md "Common": a role in control with no
+       the whole terminal test, including the rules every game shares (docs/games/index.md): a role in control with no
        legal action ends the game.
    ``goals(board, aux) -> (white, black)``
        the GGP goal values, 0..100, of the current state.
@@ -34,20 +34,20 @@ A game is two pieces:
        0 when the kernel can play the state, else an error code; ``check_state_detail``
        also returns the cell or value, and ``CHECK_MESSAGES[code]`` says what is wrong.
        The other functions assume a state that passes (they do no bounds checks):
-       :func:`ggpzoo.envs.state_check.checked_state` runs it on every state that comes
+       `ggpzoo.envs.state_check.checked_state()` runs it on every state that comes
        from outside.
 
    The functions update arrays in place and read nothing but their arguments and constant
    tables, so a caller copies ``board`` and ``aux`` to keep a state (search, batching).
 
 2. A thin **env class** (``ggpzoo/envs/<family>/<game>.py``) that subclasses
-   :class:`GGPEnv` and gives its kernel, variant, action count, observation shape and the
+   `GGPEnv` and gives its kernel, variant, action count, observation shape and the
    human-facing pieces: action encoding in 1-based ``(x, y)`` cells and the reason an
    action is illegal.
 
-:class:`GGPEnv` does everything the games share: spaces, reset, dead steps, legality
+`GGPEnv` does everything the games share: spaces, reset, dead steps, legality
 checks with a clear ``ValueError``, rewards from goals at the end, goals in ``infos``,
-the opt-in ``max_steps`` truncation, and the rendering (text, image, window: :mod:`ggpzoo.envs.render`).
+the opt-in ``max_steps`` truncation, and the rendering (text, image, window: `ggpzoo.envs.render`).
 """
 
 from __future__ import annotations
@@ -164,16 +164,16 @@ class Outcome(NamedTuple):
 class GGPEnv(AECEnv, EzPickle):
     """AEC environment over a ggpzoo rules kernel.
 
-    Subclasses set ``game_spec`` (a :class:`~ggpzoo.envs.gamespec.GameSpec`): the kernel,
+    Subclasses set ``game_spec`` (a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]): the kernel,
     variant, spaces, pieces and ``metadata`` all come from it. They may extend
-    :meth:`_info`, implement :meth:`_why_illegal`, and override
-    :meth:`decode_action`/:meth:`encode_action` when actions are not the from/to pairs
-    ``src * cells + dst``.
+    `_info()`, implement `_why_illegal()`, and override
+    [`decode_action()`][ggpzoo.envs.base.GGPEnv.decode_action]/[`encode_action()`][ggpzoo.envs.base.GGPEnv.encode_action]
+    when actions are not the from/to pairs ``src * cells + dst``.
 
     Args:
         render_mode: ``None``; ``"ansi"`` (text); ``"rgb_array"`` (a numpy image); or
             ``"human"`` (a pygame window, redrawn after every reset and step; needs the
-            ``render`` extra). See :mod:`ggpzoo.envs.render`.
+            ``render`` extra). See `ggpzoo.envs.render`.
         max_steps: if given, a game still running after this many actions ends by
             truncation (not termination). ``None`` (the default) plays the rules as written.
         mask_in_infos: if True, ``infos[agent]["action_mask"]`` also holds the agent's mask
@@ -272,13 +272,14 @@ class GGPEnv(AECEnv, EzPickle):
         self._start()
 
     def set_state(self, state: tuple[np.ndarray, np.ndarray]) -> None:
-        """Continue from a kernel state ``(board, aux)``, e.g. one from :meth:`get_state`.
+        """Continue from a kernel state ``(board, aux)``, e.g. one from
+        [`get_state()`][ggpzoo.envs.base.GGPEnv.get_state].
 
-        The env is as after :meth:`reset`, but in that position: both agents live, rewards
+        The env is as after [`reset()`][ggpzoo.envs.base.GGPEnv.reset], but in that position: both agents live, rewards
         cleared (or set, if the position is terminal). The arrays are copied.
 
-        The state is checked first (:func:`ggpzoo.envs.state_check.checked_state`): a bad one
-        raises ``ValueError`` naming the problem and leaves the env as it was.
+        The state is checked first ([`ggpzoo.envs.state_check.checked_state()`][ggpzoo.envs.state_check.checked_state]):
+        a bad one raises ``ValueError`` naming the problem and leaves the env as it was.
         """
         board, aux = checked_state(state, self.kernel, self.variant, self.metadata["name"])
         self._board[:] = board
@@ -380,7 +381,7 @@ class GGPEnv(AECEnv, EzPickle):
         return self._over or any(getattr(self, "truncations", {}).values())
 
     def outcome(self) -> Outcome | None:
-        """How the game ended (an :class:`Outcome`), or None while it runs."""
+        """How the game ended (an [`Outcome`][ggpzoo.envs.base.Outcome]), or None while it runs."""
         if not hasattr(self, "infos"):
             raise RuntimeError("no game yet: call reset() first")
         if not self.is_game_over():
@@ -405,7 +406,8 @@ class GGPEnv(AECEnv, EzPickle):
         return self.game_spec.action_parts
 
     def move_help(self) -> str:
-        """How to type a move now (:meth:`parse_move`), with an example of a legal one."""
+        """How to type a move now ([`parse_move()`][ggpzoo.envs.base.GGPEnv.parse_move]), with an example of a legal
+        one."""
         parts = self.move_parts()
         legal = self.legal_actions()
         example = self.action_to_string(int(legal[0])) if len(legal) else "(1,1)->(2,2)"
@@ -420,7 +422,7 @@ class GGPEnv(AECEnv, EzPickle):
         ``"e3-f4"``, ``"(4,1)->(4,5)/(4,1)"``) or an action id (``"1234"``).
 
         Returns one action (two in games whose whole turn may be typed at once, such as
-        ``amazons_split_v0``). Raises :class:`~ggpzoo.envs.notation.MoveError` (a
+        ``amazons_split_v0``). Raises [`MoveError`][ggpzoo.envs.notation.MoveError] (a
         ValueError) saying why ``text`` names no legal action.
         """
         if not isinstance(text, str):
@@ -571,7 +573,7 @@ class GGPEnv(AECEnv, EzPickle):
 
     def board_image(self, cell_px: int | None = None) -> np.ndarray:
         """The board as an ``uint8 (rows, columns, 3)`` RGB image (what ``"rgb_array"`` renders),
-        cells ``cell_px`` pixels wide (default :data:`ggpzoo.envs.render.CELL_PX`)."""
+        cells ``cell_px`` pixels wide (default `ggpzoo.envs.render.CELL_PX`)."""
         k = self.kernel
         to_move = int(self._aux[ROLE]) if self._n_legal else None  # no dot once the game is over
         return _render.board_image(

@@ -1,7 +1,7 @@
 """``GameSpec``: the static facts of one game, in one frozen record.
 
 Every game has one spec, written next to its kernel (``ggpzoo/envs/<family>/spec.py``) and
-registered in :mod:`ggpzoo.envs`. The AEC env class is built from it, and every tool,
+registered in `ggpzoo.envs`. The AEC env class is built from it, and every tool,
 wrapper, agent and the batched engine asks the spec instead of testing the game's name
 (OpenSpiel's ``GameType``/``Game`` facts and pgx's ``Env`` properties play the same part)::
 
@@ -40,7 +40,7 @@ class GameSpec:
 
     Args:
         name: the env name, ``"<game>_v<N>"``.
-        kernel: the rules-kernel module (the protocol in :mod:`ggpzoo.envs.base`).
+        kernel: the rules-kernel module (the protocol in `ggpzoo.envs.base`).
         variant: the kernel's ``aux[VARIANT]`` for this game.
         num_actions: the size of the flat ``Discrete`` action space.
         num_planes: observation planes; the observation is ``(H, W, num_planes)``.
@@ -53,9 +53,9 @@ class GameSpec:
         turn_actions: actions in a full turn (everything one role does before the other).
         action_table: the name of the kernel's table of the cells each action names (one
             row per action id, one column per part, e.g. ``"DECODE"``); None when the ids
-            are ``src * cells + dst`` (see :meth:`action_cells`).
+            are ``src * cells + dst`` (see [`action_cells()`][ggpzoo.envs.gamespec.GameSpec.action_cells]).
         decomposition: the wrapper that splits an action into cell choices, as
-            ``"module:Class"`` (:data:`MOVE_DECOMPOSITION` for from/to actions); None if
+            ``"module:Class"`` (`MOVE_DECOMPOSITION` for from/to actions); None if
             there is none.
         decompose_by_default: training decomposes this game's actions unless told not to
             (an action space too large to learn as one choice).
@@ -64,21 +64,21 @@ class GameSpec:
         reach_planes: ``fn(board, role, out)`` filling two extra planes (the cells each
             side reaches); None if the game has none.
         feature_planes: ``fn(board, role, out)`` filling ``num_feature_planes`` extra input
-            planes for the AlphaZero network (:class:`~ggpzoo.training.az.AZNet`'s
+            planes for the AlphaZero network ([`AZNet`][ggpzoo.training.az.AZNet]'s
             ``features``): facts a small network cannot compute from the board planes in a
             few layers, as AlphaGo's inputs held liberties; None if the game has none.
         num_feature_planes: how many planes ``feature_planes`` fills.
         recipe: the game's training recipe, what differs from the defaults of
-            :data:`ggpzoo.training.train.DEFAULT_RECIPE` (reward, shaping, decomposition,
-            network, discount...): what ``python -m ggpzoo train`` and ``bench --train`` use.
+            [`ggpzoo.training.train.DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] (reward, shaping,
+            decomposition, network, discount...): what ``python -m ggpzoo train`` and ``bench --train`` use.
         references: other implementations of the same or a similar game, for the
-            benchmark (:mod:`ggpzoo.tools.bench`): ``"openspiel"`` an OpenSpiel game timed through
+            benchmark ([`ggpzoo.tools.bench`][ggpzoo.tools.bench]): ``"openspiel"`` an OpenSpiel game timed through
             ``rl_environment`` and ``"pyspiel"`` one timed through its C++ state API, each
             ``(game, params, actions per turn)``; ``"chess"`` a PettingZoo classic env name.
     """
 
     # What kind of game: "kernel" (a rules kernel; this class) or "gdl" (a rule sheet,
-    # :class:`ggpzoo.gdl.spec.GDLSpec`). Tools that take both ask this.
+    # `ggpzoo.gdl.spec.GDLSpec`). Tools that take both ask this.
     kind: ClassVar[str] = "kernel"
     agents: ClassVar[tuple[str, ...]] = AGENTS
 
@@ -174,7 +174,8 @@ class GameSpec:
 
     def check_state(self, state) -> tuple[np.ndarray, np.ndarray]:
         """``state`` as fresh, contiguous ``(int8 board, int32 aux)`` arrays of this game, or a
-        ValueError naming the first problem (:func:`ggpzoo.envs.state_check.checked_state`:
+        ValueError naming the first problem
+        ([`ggpzoo.envs.state_check.checked_state()`][ggpzoo.envs.state_check.checked_state]:
         types and shapes, then the kernel's own ``check_state`` of the position)."""
         from ggpzoo.envs.state_check import checked_state
 

@@ -1,4 +1,4 @@
-"""Mad Bishops: see :mod:`ggpzoo.envs.mad_bishops.mad_bishops`."""
+"""Mad Bishops: see `ggpzoo.envs.mad_bishops.mad_bishops`."""
 
 from ggpzoo.envs.mad_bishops.mad_bishops import env, raw_env
 

@@ -1,8 +1,8 @@
 """Moves as people type them: cells as ``x,y`` or a file letter and a rank.
 
-:meth:`GGPEnv.parse_move <ggpzoo.envs.base.GGPEnv.parse_move>` reads ``"4,1 4,5 4,1"``,
-``"e3-f4"`` or ``"(4,1)->(4,5)/(4,1)"`` with :func:`read_cells`, and raises
-:class:`MoveError` saying what is wrong.
+`GGPEnv.parse_move()` reads ``"4,1 4,5 4,1"``,
+``"e3-f4"`` or ``"(4,1)->(4,5)/(4,1)"`` with `read_cells()`, and raises
+`MoveError` saying what is wrong.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def read_cells(text: str, width: int, height: int) -> list[tuple[int, int]]:
 
     Cells are ``x,y`` (``(x,y)`` too) or a file letter and a rank (``a1`` is ``1,1``),
     separated by spaces, ``-``, ``->``, ``/``, ``x`` or ``:``; plain numbers in pairs
-    (``"4 1 4 5"``) work too. Raises :class:`MoveError` naming what could not be read.
+    (``"4 1 4 5"``) work too. Raises `MoveError` naming what could not be read.
     """
     if not isinstance(text, str):
         raise MoveError(f"a move is text, got {type(text).__name__}")

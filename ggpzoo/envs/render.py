@@ -1,13 +1,13 @@
 """Pictures of a ggpzoo board: the text of ``render_mode="ansi"``, the image of ``"rgb_array"``
 and the pygame window of ``"human"``.
 
-* :func:`board_text` - the board as text with 1-based coordinates (files a.. where the game
+* `board_text()` - the board as text with 1-based coordinates (files a.. where the game
   names them), the cells of the last action in ``[brackets]``.
-* :func:`board_image` - the board as an ``uint8 (height, width, 3)`` numpy image, drawn with
+* `board_image()` - the board as an ``uint8 (height, width, 3)`` numpy image, drawn with
   numpy alone (no Pillow, no pygame): checkered cells, coordinates, pieces as discs (chess
   pieces with their letter), Amazons arrows as crosses, Skirmish holes as black cells, the
   cells of the last action tinted, and a dot in the corner in the colour of the role to act.
-* :class:`Window` - a pygame window that shows those images (the ``render`` extra).
+* `Window` - a pygame window that shows those images (the ``render`` extra).
 
 Every game draws from the same few facts of its env class: ``kernel.H``/``kernel.W``,
 ``piece_chars`` (one character per board value: ``.`` empty, ``W``/``B`` white and black
@@ -184,7 +184,7 @@ def _layout(s: int) -> tuple[int, int, int, int, int]:
 
 
 def cell_center(x: int, y: int, height: int, cell_px: int = CELL_PX) -> tuple[int, int]:
-    """The pixel ``(row, column)`` at the centre of cell ``(x, y)`` (1-based) in :func:`board_image`.
+    """The pixel ``(row, column)`` at the centre of cell ``(x, y)`` (1-based) in `board_image()`.
 
     >>> cell_center(1, 1, 8)
     (368, 54)
@@ -282,7 +282,7 @@ def board_image(
 class Window:
     """A pygame window showing board images (``render_mode="human"``; needs the ``render`` extra).
 
-    Opened on the first :meth:`show`; :meth:`close` closes it. Set ``SDL_VIDEODRIVER=dummy``
+    Opened on the first `show()`; `close()` closes it. Set ``SDL_VIDEODRIVER=dummy``
     to run without a display (tests, servers).
     """
 

@@ -1,4 +1,4 @@
-"""Skirmish endgame: see :mod:`ggpzoo.envs.skirmish.skirmish_endgame`."""
+"""Skirmish endgame: see `ggpzoo.envs.skirmish.skirmish_endgame`."""
 
 from ggpzoo.envs.skirmish.skirmish_endgame import env, raw_env
 

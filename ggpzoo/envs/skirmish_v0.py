@@ -1,4 +1,4 @@
-"""Skirmish with holes: see :mod:`ggpzoo.envs.skirmish.skirmish`."""
+"""Skirmish with holes: see `ggpzoo.envs.skirmish.skirmish`."""
 
 from ggpzoo.envs.skirmish.skirmish import env, raw_env
 

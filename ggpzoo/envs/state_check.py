@@ -1,7 +1,7 @@
 """The one check of a game state ``(board, aux)`` that every public entry point runs.
 
-:func:`checked_state` turns what a caller passed (numpy arrays, lists, anything) into
-fresh contiguous ``(int8 board, int32 aux)`` arrays of one kernel, or raises a
+[`checked_state()`][ggpzoo.envs.state_check.checked_state] turns what a caller passed (numpy arrays, lists, anything)
+into fresh contiguous ``(int8 board, int32 aux)`` arrays of one kernel, or raises a
 ``ValueError`` that names the first problem. It checks, in order:
 
 1. the structure: a pair ``(board, aux)`` (a tuple or list), each a sequence of numbers;

@@ -1,9 +1,9 @@
 """GDL games as PettingZoo environments (see the README section "GDL games").
 
 ``load(path_or_text)`` reads and checks a rule sheet in KIF and returns a
-:class:`~ggpzoo.gdl.game.Game`; ``env(path)`` / ``raw_env(path)`` wrap it as an AEC env and
+[`Game`][ggpzoo.gdl.game.Game]; ``env(path)`` / ``raw_env(path)`` wrap it as an AEC env and
 ``parallel_env(path)`` as a Parallel env. ``spec("gdl:tictactoe")`` (also
-:func:`ggpzoo.envs.spec`) is the game's :class:`~ggpzoo.gdl.spec.GDLSpec`, the name every
+[`ggpzoo.envs.spec()`][ggpzoo.envs.spec]) is the game's [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec], the name every
 ``--env`` option takes.
 """
 

@@ -8,7 +8,7 @@
         step = games.step(games.random_actions(seed=t))   # or your policy on games.observe()
     print(games.pop_results()[:3])                          # [((goal per role), length), ...]
 
-The turns are the AEC env's (:mod:`ggpzoo.gdl.envs`): a role with one legal move plays it by
+The turns are the AEC env's ([`ggpzoo.gdl.envs`][ggpzoo.gdl.envs]): a role with one legal move plays it by
 itself, joint moves where no role has a choice are played through, and a state ends the game
 when the sheet says ``terminal`` or when some role has no legal move (or, with
 ``max_steps``, after that many joint moves: truncation). ``step(actions)`` takes one action
@@ -262,7 +262,7 @@ def _mask_batch(S, masks):
 
 # ----------------------------------------------------------------------------- the API
 class GDLStepResult(NamedTuple):
-    """What :meth:`GDLVectorGames.step` returns, one row per game."""
+    """What [`GDLVectorGames.step()`][ggpzoo.gdl.batch.GDLVectorGames.step] returns, one row per game."""
 
     rewards: np.ndarray  # float32 (N, R): the env's rewards, non-zero only on the step that ended a game
     finished: np.ndarray  # bool (N,): the game ended on this step (restarted if auto_reset)
@@ -278,9 +278,10 @@ def _positive_int(x, what: str) -> int:
 
 
 class KernelTables(NamedTuple):
-    """The arrays a batch's numba kernels take (:meth:`GDLVectorGames.kernel_tables`), for
-    kernels built on the batch (the Gumbel search of :mod:`ggpzoo.agents.gdl_gumbel` walks
-    its trees on one). Each is the batch's own array, not a copy: moving a game through
+    """The arrays a batch's numba kernels take
+    ([`GDLVectorGames.kernel_tables()`][ggpzoo.gdl.batch.GDLVectorGames.kernel_tables]), for kernels built on the batch
+    (the Gumbel search of `ggpzoo.agents.gdl_gumbel` walks its trees on one). Each is the batch's own array, not a copy:
+    moving a game through
     them moves the batch."""
 
     G: tuple  # per game: states, network values, and a propagating network's counters
@@ -299,12 +300,12 @@ class GDLVectorGames:
     """``num_games`` independent games of one GDL sheet, stepped together in numba.
 
     Args:
-        game: a :class:`ggpzoo.gdl.Game`, a ``.kif`` path or KIF text (compiled path only:
+        game: a [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], a ``.kif`` path or KIF text (compiled path only:
             a sheet that does not ground raises ``GroundingTooLarge``).
         num_games: the batch size N.
         auto_reset: restart a game on the step that ends it (its result goes to
-            :meth:`pop_results`); otherwise finished games wait for :meth:`reset`, and
-            their entries in ``actions`` are ignored.
+            [`pop_results()`][ggpzoo.gdl.batch.GDLVectorGames.pop_results]); otherwise finished games wait for
+            [`reset()`][ggpzoo.gdl.batch.GDLVectorGames.reset], and their entries in ``actions`` are ignored.
         max_steps: if given, a game still running after this many joint moves ends
             (``truncated``), as the env's ``max_steps``.
 
@@ -382,7 +383,7 @@ class GDLVectorGames:
         self._started = False  # no game until reset()
 
     def kernel_tables(self) -> KernelTables:
-        """The arrays the batch's kernels take (see :class:`KernelTables`)."""
+        """The arrays the batch's kernels take (see [`KernelTables`][ggpzoo.gdl.batch.KernelTables])."""
         return KernelTables(
             self._G, self._K, self._pa, self._pb, self._leg, self._moves, self._S,
             self._obs_cols, self._obs_src, self._nf,
@@ -503,7 +504,7 @@ class GDLVectorGames:
         return out
 
     def _joint(self, actions, which: np.ndarray) -> np.ndarray:
-        """``actions`` as a checked int64 ``(N, R)`` joint move in the games where ``which`` (see :meth:`step`)."""
+        """``actions`` as a checked int64 ``(N, R)`` joint move in the games where ``which`` (see `step()`)."""
         n, R = self.num_games, len(self.roles)
         try:
             a = np.asarray(actions)

@@ -4,10 +4,10 @@
     python -m ggpzoo bench --gdl FILE [--seconds S] [--batch N] [--no-exact]
     python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3] [--ground-time-limit S] [--time-limit S]
 
-:func:`main` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
+`main()` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
 and network size, random-playout speed of both paths, PettingZoo's ``api_test``);
-:func:`bench` measures and returns the random-playout transitions/s of the compiled path
-and the exact path on one core, and :func:`bench_main` prints them.
+`bench()` measures and returns the random-playout transitions/s of the compiled path
+and the exact path on one core, and `bench_main()` prints them.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ def compiled_playouts(game, seconds: float = 2.0, seed: int = 0, clock=time.perf
 
 
 def batched_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time):
-    """Random games on :class:`ggpzoo.gdl.batch.GDLVectorGames`, stepped from Python
+    """Random games on `ggpzoo.gdl.batch.GDLVectorGames`, stepped from Python
     (``step(random_actions(t))``, auto-reset) for at least ``seconds`` of ``clock``:
     (transitions, seconds), transitions counting forced joint moves too, as
-    :func:`compiled_playouts` does."""
+    `compiled_playouts()` does."""
     from ggpzoo.gdl.batch import GDLVectorGames
 
     v = GDLVectorGames(game, num_games)
@@ -92,7 +92,7 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
     Returns ``{"game", "compiled_tps", "compiled_cpu_tps", "batched_cpu_tps", "exact_tps",
     "build_s", "net": {...}}``: transitions per second of wall clock, and per second of this
     process's CPU time (which other jobs on a shared machine do not inflate);
-    ``batched_cpu_tps`` for ``batch`` games on :class:`~ggpzoo.gdl.batch.GDLVectorGames`
+    ``batched_cpu_tps`` for ``batch`` games on `GDLVectorGames`
     stepped from Python (0: not measured). A path that cannot run is None, with the reason
     under ``"compiled_error"``."""
     from ggpzoo import gdl
@@ -165,7 +165,7 @@ def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500, d
     """Play random games on the compiled path with the exact path checked at every step
     (fluents, terminal, goals, legal ids); raise AssertionError at the first difference.
     Returns the number of joint moves played. Past ``deadline`` (a ``time.perf_counter``
-    value) it raises :class:`SheetTooSlow`."""
+    value) it raises `SheetTooSlow`."""
     cm, em = game.machine("compiled"), game.machine("exact")
     rng = np.random.default_rng(seed)
     steps = 0
@@ -204,7 +204,7 @@ def play_sheet(
 
     Returns ``{"file", "ok", "roles", "backend", "steps", "error"}``; ``ok`` means every game
     reached a terminal state (or a state where some role has no legal move) and the paths
-    agreed. Playing (after loading) stops with a :class:`SheetTooSlow` error once the sheet
+    agreed. Playing (after loading) stops with a `SheetTooSlow` error once the sheet
     has taken ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the
     slow exact path cannot hold up a corpus run. With ``roles``, a sheet with another number
     of roles is loaded but not played (``"skipped": True``)."""

@@ -1,6 +1,6 @@
 """Argument domains: a cheap over-approximation of a game's fluents and moves.
 
-Where grounding (:mod:`ggpzoo.gdl.ground`) runs past its limit on a sheet with no ``base``
+Where grounding (`ggpzoo.gdl.ground`) runs past its limit on a sheet with no ``base``
 or ``input`` relation, the fixed spaces come from here instead, so the exact path can still
 play it. The analysis is the *domain graph* of the GGP literature (Schiffel and Thielscher,
 "Fluxplayer", AAAI 2007; ggp-base's ``SentenceDomainModel``): each argument of each
@@ -147,7 +147,7 @@ def _values(lit, dom: _Dom | None) -> dict | None:
 def domains(program, roles, time_limit: float | None = None) -> Domains:
     """The argument domains of ``program`` (see the module docstring).
 
-    Raises :class:`~ggpzoo.gdl.GDLError` when a domain passes :data:`MAX_DOMAIN` terms or
+    Raises [`GDLError`][ggpzoo.gdl.GDLError] when a domain passes `MAX_DOMAIN` terms or
     builds terms nested deeper than the reasoner allows (a rule that builds ever larger
     terms: its domain has no end), or when it takes more than ``time_limit`` seconds of CPU
     time (checked before each rule)."""

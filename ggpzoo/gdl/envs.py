@@ -13,7 +13,7 @@ give the waiting role a single legal move (`noop`). In this AEC env a role with 
 one legal move plays it automatically; the roles with a choice act in role order
 (`agent_selection`), and the joint move is applied once all have chosen. A state the
 sheet does not call terminal where some role has no legal move ends the game (as in
-RULES.md "Common").
+the rules every game shares (docs/games/index.md)).
 
 ### Observation
 `observation`: one byte per fluent of the base set (`game.fluents`, from `base`,
@@ -118,7 +118,7 @@ class raw_env(AECEnv, EzPickle):
     """AEC env over any GDL sheet (see the module docstring).
 
     Args:
-        path: a ``.kif`` path, KIF text, or a loaded :class:`~ggpzoo.gdl.game.Game`.
+        path: a ``.kif`` path, KIF text, or a loaded [`Game`][ggpzoo.gdl.game.Game].
         backend: ``"auto"`` (default: compiled, falling back to exact when grounding goes
             past ``ground_time_limit``), ``"compiled"`` or ``"exact"``.
         render_mode: ``None`` or ``"ansi"`` (the true fluents as text).
@@ -354,8 +354,8 @@ class raw_env(AECEnv, EzPickle):
     def checked_state(self, state):
         """``state`` as a state of this env's machine, checked; else ValueError (nothing changes).
 
-        Takes what :meth:`get_state` returns (a ``uint8`` vector over the network's fluents on
-        the compiled path, a frozenset of fluent terms on the exact path), or the fluents that
+        Takes what [`get_state()`][ggpzoo.gdl.envs.raw_env.get_state] returns (a ``uint8`` vector over the network's
+        fluents on the compiled path, a frozenset of fluent terms on the exact path), or the fluents that
         hold, as GDL text or terms (``["(cell 1 1 x)", "(control oplayer)"]``), on either path.
         """
         if isinstance(state, np.ndarray):
@@ -389,9 +389,10 @@ class raw_env(AECEnv, EzPickle):
         return out
 
     def set_state(self, state) -> None:
-        """Continue from ``state`` (see :meth:`checked_state`, which checks it first: a bad one
-        raises ``ValueError`` and leaves the env as it was). The env is as after :meth:`reset`,
-        in that position: every role live, rewards cleared (or paid, if it ends the game),
+        """Continue from ``state`` (see [`checked_state()`][ggpzoo.gdl.envs.raw_env.checked_state], which checks it
+        first: a bad one raises ``ValueError`` and leaves the env as it was). The env is as after
+        [`reset()`][ggpzoo.gdl.envs.raw_env.reset], in that position: every role live, rewards cleared (or paid, if it
+        ends the game),
         forced moves played, ``max_steps`` counted from here."""
         self._start(self.checked_state(state))
 
@@ -423,7 +424,7 @@ def env(path=None, **kwargs):
 
 class parallel_env(ParallelEnv, EzPickle):
     """Parallel API: every live role gives an action each step (a role with one legal
-    move must give that one; its mask shows it). Arguments as :class:`raw_env`."""
+    move must give that one; its mask shows it). Arguments as [`raw_env`][ggpzoo.gdl.envs.raw_env]."""
 
     metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}
 

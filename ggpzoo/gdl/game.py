@@ -8,9 +8,9 @@
 >>> len(g.legal(s, "xplayer")), g.legal(s, "oplayer")
 (9, ['noop'])
 
-States of the exact path are ``frozenset``\\ s of fluent terms (see :mod:`ggpzoo.gdl.syntax`);
-moves are terms too. :meth:`Game.machine` gives the id-based state machine the env plays
-on, exact or compiled (:mod:`ggpzoo.gdl.propnet`).
+States of the exact path are ``frozenset``\\ s of fluent terms (see `ggpzoo.gdl.syntax`);
+moves are terms too. `Game.machine()` gives the id-based state machine the env plays
+on, exact or compiled (`ggpzoo.gdl.propnet`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ LEGAL, GOAL, TERMINAL, NEXT = ("legal", 2), ("goal", 2), ("terminal", 0), ("next
 def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> Game:
     """Read and check a GDL sheet: a path to a ``.kif`` file, or the KIF text itself.
 
-    Raises :class:`ggpzoo.gdl.GDLError` (a ValueError) for a sheet that cannot be read or
+    Raises [`ggpzoo.gdl.GDLError`][ggpzoo.gdl.GDLError] (a ValueError) for a sheet that cannot be read or
     that breaks GDL's rules (unsafe rule, unstratified negation, recursion restriction...).
     """
     text = str(path_or_text)
@@ -118,10 +118,10 @@ class Game:
 
     # ------------------------------------------------------------------ fixed spaces
     def grounding(self):
-        """The relaxed grounding (:mod:`ggpzoo.gdl.ground`), computed once.
+        """The relaxed grounding (`ggpzoo.gdl.ground`), computed once.
 
         A grounding that ran past ``ground_time_limit`` raises
-        :class:`~ggpzoo.gdl.ground.GroundingTooLarge`, and raises it again at once on later
+        `GroundingTooLarge`, and raises it again at once on later
         calls (until ``ground_time_limit`` is raised) instead of trying for as long again."""
         if self._grounding is None:
             from ggpzoo.gdl.ground import GroundingTooLarge, ground
@@ -173,7 +173,7 @@ class Game:
     @cached_property
     def fluents(self) -> list:
         """The base set: from the ``base`` relation when present, else from grounding, else
-        (as for :attr:`actions`) from argument domains."""
+        (as for [`actions`][ggpzoo.gdl.game.Game.actions]) from argument domains."""
         base = self.program.static_facts(("base", 1))
         if base:
             self.spaces_from["fluents"] = "base"
@@ -215,7 +215,7 @@ class Game:
         return {f: i for i, f in enumerate(self.fluents)}
 
     def propnet(self):
-        """The compiled network (:class:`ggpzoo.gdl.propnet.Propnet`), built once."""
+        """The compiled network (`ggpzoo.gdl.propnet.Propnet`), built once."""
         if getattr(self, "_propnet", None) is None:
             from ggpzoo.gdl.propnet import Propnet
 

@@ -5,19 +5,19 @@ static relations and ``distinct`` stay exact), adds ``true <= init``, ``true <= 
 ``does <= legal``, and is evaluated to its least fixpoint, semi-naively. Its model holds
 every fluent reachable in the real game and every legal move (usually a few more: the
 relaxation forgets "this cell is empty"). The ground instances of the rules over that
-model are the propositional network of :mod:`ggpzoo.gdl.propnet`, and its ``legal`` atoms
+model are the propositional network of `ggpzoo.gdl.propnet`, and its ``legal`` atoms
 give a sheet without ``input`` its fixed action spaces.
 
-A rule that reads a move is first rewritten over auxiliary relations (:func:`decompose`):
+A rule that reads a move is first rewritten over auxiliary relations (`decompose()`):
 a frame axiom ``(next (cell ?x ?y ?p)) <= (true (cell ?x ?y ?p)) (does ?r (move ?x1 ?y1 ?x2
 ?y2)) (distinctcell ?x ?y ?x1 ?y1) ...`` has one instance per fluent and move, and its
 rewrite one per fluent plus one per cell and move. The fixpoint runs the rewritten rules
 (the same model, plus the auxiliary relations); a rule's rewritten instances replace its
-own when they are at most half as many and :data:`MIN_SAVED` fewer. The corpus's
+own when they are at most half as many and `MIN_SAVED` fewer. The corpus's
 Knightazons grounds in 2 s instead of 134 s, its Skirmish in 12 s instead of 152 s.
 
 Grounding can be large (one-action Amazons has about 87,000 moves per role, each with its
-own path conditions): :func:`ground` stops with :class:`GroundingTooLarge` after
+own path conditions): `ground()` stops with `GroundingTooLarge` after
 ``time_limit`` seconds of CPU time or ``max_facts`` facts, with a message saying so. The
 limit counts the grounding thread's CPU time (``time.thread_time``), not the wall clock, so
 a sheet grounds or stops the same way on a busy machine (on a shared 2-core machine the same

@@ -1,8 +1,8 @@
 """The checked program and its bottom-up evaluator: the exact path's reasoner.
 
-:class:`Program` takes the rules of a sheet, expands ``or``, checks GDL's restrictions
-(:func:`check`), and orders the relations into strongly connected components in
-dependency order. :class:`Program.evaluate` computes, bottom up, every fact of the
+`Program` takes the rules of a sheet, expands ``or``, checks GDL's restrictions
+(`check()`), and orders the relations into strongly connected components in
+dependency order. `Program.evaluate` computes, bottom up, every fact of the
 relations asked for, given the facts of ``true`` and ``does``: relations that depend on
 neither (``role``, ``init``, ``succ``...) are *static* and computed once; the others are
 computed per state, one component at a time, negation only on finished components
@@ -168,7 +168,7 @@ def localize_negations(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
 
     Returns ``(rules, rewritten)``: the rules after the rewrite, and the original rules that
     were rewritten (for a warning). A head variable or a ``distinct`` variable that is in no
-    positive literal stays unsafe (:func:`check` refuses it)."""
+    positive literal stays unsafe (`check()` refuses it)."""
     out, rewritten, extra = [], [], []
     for r in rules:
         pos: set = set()
@@ -245,7 +245,7 @@ def split_by_constant(rules: list[Rule]) -> tuple[list[Rule], list]:
     ``(<= (R ... c ...) (R#p=c ... c ...))`` gives R back, and every body literal of R with
     a constant c at p reads ``R#p=c`` directly. The model is the same; only the dependency
     graph is finer. Returns ``(rules, split relations)``; a sheet still unstratified after
-    that is left, as written, to :func:`check` to refuse."""
+    that is left, as written, to `check()` to refuse."""
     original, done = rules, []
     for _ in range(20):
         bad = _unstratified(rules)
@@ -343,7 +343,7 @@ def _sccs(nodes, edges) -> list[list]:
 
 # ----------------------------------------------------------------------------- checks
 def check(rules: list[Rule], deps, comp_of) -> None:
-    """Refuse a sheet that breaks GDL: raise :class:`GDLError` naming the rule."""
+    """Refuse a sheet that breaks GDL: raise `GDLError` naming the rule."""
     for r in rules:
         name, _arity = relation(r.head)
         if name in ("true", "does", "distinct", "not", "or", "<="):
@@ -667,7 +667,7 @@ class _Compiled:
         self.pos_rels = [relation(b) for b in pos]
 
     def reorder(self, est) -> None:
-        """Order the body again with a cost estimate (see :func:`_order`)."""
+        """Order the body again with a cost estimate (see `_order()`)."""
         pos, rest, dynamic, rule = self._parts
         self.steps = _order(pos, rest, dynamic, None, rule, est)
         self.variants = [_order(pos, rest, dynamic, j, rule, est) for j in range(len(pos))]

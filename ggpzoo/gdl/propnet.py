@@ -1,6 +1,6 @@
 """The compiled path: a grounded game as a propositional network evaluated with numba.
 
-:func:`ggpzoo.gdl.ground.ground` gives every ground rule instance ``head <= pos..., not
+`ggpzoo.gdl.ground.ground()` gives every ground rule instance ``head <= pos..., not
 neg...`` over the dynamic atoms. Here each ground atom gets an id; an atom is the OR of its
 instances, an instance the AND of its literals. Atoms are evaluated in dependency order
 (Tarjan's components of the ground graph; a component with a positive cycle is iterated
@@ -11,8 +11,8 @@ array, in two phases:
   ``terminal`` need;
 * phase B, after the joint move is written into the ``does`` atoms: what ``next`` needs.
 
-A state is a ``uint8`` vector over the grounding's fluents. :class:`CompiledMachine` has
-the interface of :class:`ggpzoo.gdl.game.ExactMachine`; :func:`random_playouts` plays whole
+A state is a ``uint8`` vector over the grounding's fluents. `CompiledMachine` has
+the interface of `ggpzoo.gdl.game.ExactMachine`; `random_playouts()` plays whole
 random games inside one numba function (the benchmark, ``ggpzoo.gdl.cli.bench``).
 """
 
@@ -236,7 +236,7 @@ def _flip(vals, a0, v0, stack, fan_start, fan_rule, live, rule_head, rule_need, 
     ``fan_rule[k]`` is ``rule * 2 + negated`` for each literal that reads atom ``a``;
     ``rule_missing[r]`` counts the unsatisfied literals of rule ``r`` (true at 0) and
     ``atom_cnt[h]`` the true rules of atom ``h``. ``live`` keeps the list of true legal
-    atoms (see :meth:`Propnet.live_layout`)."""
+    atoms (see `Propnet.live_layout()`)."""
     if vals[a0] == v0:
         return True
     vals[a0] = v0
@@ -424,7 +424,7 @@ def _playouts_inc(
     """``_playouts`` over the incremental network. Returns (transitions, goal sums, ok).
 
     Each game starts from the snapshot of the network at the initial state (``snap_*``, see
-    :meth:`Propnet.set_live`); ``no_next`` lists the fluents that no next rule makes true."""
+    `Propnet.set_live()`); ``no_next`` lists the fluents that no next rule makes true."""
     np.random.seed(seed)
     diff = np.zeros(init.shape[0], np.int64)
     out = np.zeros((n_roles, max_legal), np.int64)
@@ -551,7 +551,7 @@ class Propnet:
     """The network of a game (see the module docstring).
 
     ``live``: read legal moves from the live list (True) or by scanning (False); None (the
-    default) chooses by the number of legal atoms (:data:`LIVE_MIN_LEGAL`)."""
+    default) chooses by the number of legal atoms (`LIVE_MIN_LEGAL`)."""
 
     def __init__(self, game, live: bool | None = None):
         t0 = time.perf_counter()
@@ -991,7 +991,7 @@ def random_playouts(
 
 
 class CompiledMachine:
-    """The id-based machine over a :class:`Propnet` (interface of ``ExactMachine``).
+    """The id-based machine over a `Propnet` (interface of ``ExactMachine``).
 
     States are ``uint8`` vectors over ``net.fluents``."""
 

@@ -1,8 +1,8 @@
 """``GDLSpec``: a GDL rule sheet as one more kind of game, named ``gdl:SHEET``.
 
-A hand-written game is a :class:`~ggpzoo.envs.gamespec.GameSpec` (``kind == "kernel"``); a
-GDL game is a :class:`GDLSpec` (``kind == "gdl"``). Both are what
-:func:`ggpzoo.envs.spec` returns for an env name, so every tool that takes ``--env NAME``
+A hand-written game is a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] (``kind == "kernel"``); a
+GDL game is a [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec] (``kind == "gdl"``). Both are what
+[`ggpzoo.envs.spec()`][ggpzoo.envs.spec] returns for an env name, so every tool that takes ``--env NAME``
 takes ``gdl:tictactoe`` (a sheet shipped in ``ggpzoo/gdl/games/``) or ``gdl:PATH.kif`` too,
 and asks the spec instead of testing what kind of object it was given::
 
@@ -15,7 +15,7 @@ and asks the spec instead of testing what kind of object it was given::
 
 Loading a sheet reads, checks and (for the fixed action lists) grounds it, so specs are
 cached by sheet path: every ``spec("gdl:tictactoe")`` is the same object, with one
-:class:`~ggpzoo.gdl.game.Game` (a sheet edited on disk is read again by a new process).
+[`Game`][ggpzoo.gdl.game.Game] (a sheet edited on disk is read again by a new process).
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ class GDLSpec:
 
     Args:
         name: the env name, ``"gdl:SHEET"`` as the user gave it (a shipped sheet's name or
-            a path), which :func:`ggpzoo.envs.spec` maps back to this spec.
+            a path), which [`ggpzoo.envs.spec()`][ggpzoo.envs.spec] maps back to this spec.
         path: the ``.kif`` file (empty for the spec of a game loaded from text, see
-            :func:`gdl_spec`).
+            [`gdl_spec()`][ggpzoo.gdl.spec.gdl_spec]).
     """
 
     kind: ClassVar[str] = "gdl"
@@ -74,7 +74,7 @@ class GDLSpec:
 
     @cached_property
     def game(self) -> Game:
-        """The loaded, checked game (:class:`~ggpzoo.gdl.game.Game`), read once."""
+        """The loaded, checked game ([`Game`][ggpzoo.gdl.game.Game]), read once."""
         return load(self.path)
 
     @property
@@ -104,36 +104,36 @@ class GDLSpec:
 
     # ------------------------------------------------------------------ env
     def raw_env(self, **kwargs):
-        """:class:`ggpzoo.gdl.envs.raw_env` of this game."""
+        """[`ggpzoo.gdl.envs.raw_env`][ggpzoo.gdl.envs.raw_env] of this game."""
         from ggpzoo.gdl.envs import raw_env
 
         return raw_env(self.game, **kwargs)
 
     def env(self, **kwargs):
-        """:func:`ggpzoo.gdl.envs.env` of this game: the wrapped AEC env."""
+        """[`ggpzoo.gdl.envs.env()`][ggpzoo.gdl.envs.env] of this game: the wrapped AEC env."""
         from ggpzoo.gdl.envs import env
 
         return env(self.game, **kwargs)
 
     def parallel_env(self, **kwargs):
-        """:class:`ggpzoo.gdl.envs.parallel_env` of this game."""
+        """[`ggpzoo.gdl.envs.parallel_env`][ggpzoo.gdl.envs.parallel_env] of this game."""
         from ggpzoo.gdl.envs import parallel_env
 
         return parallel_env(self.game, **kwargs)
 
     def env_factory(self):
-        """The ``env()`` factory, as :meth:`GameSpec.env_factory` gives it."""
+        """The ``env()`` factory, as `GameSpec.env_factory()` gives it."""
         return self.env
 
     def module(self) -> SimpleNamespace:
-        """What :func:`ggpzoo.envs.load` returns for this game: ``env``, ``raw_env`` and
+        """What [`ggpzoo.envs.load()`][ggpzoo.envs.load] returns for this game: ``env``, ``raw_env`` and
         ``parallel_env`` bound to the sheet, as an env module has them."""
         return SimpleNamespace(env=self.env, raw_env=self.raw_env, parallel_env=self.parallel_env)
 
 
 def gdl_spec(name_or_game) -> GDLSpec:
     """The spec of ``"gdl:SHEET"`` (cached by the sheet's path), or of a loaded
-    :class:`~ggpzoo.gdl.game.Game` (named after it, not cached)."""
+    [`Game`][ggpzoo.gdl.game.Game] (named after it, not cached)."""
     if isinstance(name_or_game, Game):
         spec = GDLSpec(PREFIX + name_or_game.name, "")
         spec.__dict__["game"] = name_or_game  # the cached_property's slot: no second load
@@ -147,8 +147,8 @@ def gdl_spec(name_or_game) -> GDLSpec:
 
 
 def gdl_game(env) -> Game | None:
-    """The :class:`~ggpzoo.gdl.game.Game` of a GDL game named ``gdl:SHEET``, given as a loaded
-    game, or as its :class:`GDLSpec`; None for anything else (a hand-written game's name).
+    """The [`Game`][ggpzoo.gdl.game.Game] of a GDL game named ``gdl:SHEET``, given as a loaded
+    game, or as its [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec]; None for anything else (a hand-written game's name).
     Tools that take both kinds of game call this once where they start."""
     if isinstance(env, Game):
         return env

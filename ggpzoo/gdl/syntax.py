@@ -8,7 +8,7 @@ Terms are plain Python values, hashable and cheap to compare:
 * a **compound** term is a ``tuple`` ``(functor, arg1, ...)``: ``("cell", "1", "2", "b")``.
 
 An atom (``(legal white noop)``, ``terminal``) is a term; its relation is
-``(name, arity)``. A sheet is read into :class:`Rule` objects (a fact is a rule with an
+``(name, arity)``. A sheet is read into `Rule` objects (a fact is a rule with an
 empty body). Body literals are atoms, ``("not", lit)``, ``("distinct", a, b)`` or
 ``("or", lit, ...)``.
 
@@ -157,7 +157,7 @@ def _literal(t, line: int):
 
 
 def parse(text: str) -> list[Rule]:
-    """Read KIF text into rules. Raises :class:`GDLError` (a ValueError) naming the line."""
+    """Read KIF text into rules. Raises `GDLError` (a ValueError) naming the line."""
     tokens = []
     line = 1
     for m in _TOKEN.finditer(text):

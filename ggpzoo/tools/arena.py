@@ -1,17 +1,18 @@
 """Agents against agents: single games, round-robin tournaments, score intervals and Elo.
 
-* :func:`play_game` - one game between two agents on a raw env, as a :class:`GameRecord`.
-* :func:`round_robin` - every pair of agents (or the pairs given: a ladder) plays
+* [`play_game()`][ggpzoo.tools.arena.play_game] - one game between two agents on a raw env, as a
+[`GameRecord`][ggpzoo.tools.arena.GameRecord].
+* [`round_robin()`][ggpzoo.tools.arena.round_robin] - every pair of agents (or the pairs given: a ladder) plays
   ``games`` games, colours alternating (white in the even games is the first of the
-  pair), as an :class:`ArenaResult`: a table of wins, draws and losses with Wilson score
+  pair), as an [`ArenaResult`][ggpzoo.tools.arena.ArenaResult]: a table of wins, draws and losses with Wilson score
   intervals, and Elo ratings.
-* :func:`elo_ratings` - maximum-likelihood Elo (Bradley-Terry) with standard errors.
-* :func:`wilson` - the Wilson score interval of a proportion.
+* [`elo_ratings()`][ggpzoo.tools.arena.elo_ratings] - maximum-likelihood Elo (Bradley-Terry) with standard errors.
+* [`wilson()`][ggpzoo.tools.arena.wilson] - the Wilson score interval of a proportion.
 
 A game's result is the env's: the role with the higher goal at the end wins (a score of
 1, the other 0), equal goals draw (0.5 each); a game cut by ``max_steps`` is a draw.
 
-GDL games play too: pass a two-role :class:`ggpzoo.gdl.Game` (``gdl.load(path)``) where an
+GDL games play too: pass a two-role [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] (``gdl.load(path)``) where an
 env name goes, and agents made for it (``make_agent("mcts:200", game)``). "White" is then
 the sheet's first role, "black" its second, and ``max_steps`` counts joint moves.
 
@@ -66,7 +67,7 @@ class GameRecord:
 
 def _raw_env(env, max_steps: int | None = None):
     """A raw env from an env name (``gdl:SHEET`` for a GDL game), a GDL game
-    (:class:`ggpzoo.gdl.Game`) or an env."""
+    (`ggpzoo.gdl.Game`) or an env."""
     from ggpzoo.gdl.spec import gdl_game
 
     game = gdl_game(env)
@@ -86,7 +87,7 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
 
     ``seeds`` reseed the two agents first (``agent.reset(seed)``), so that the game can be
     played again; ``on_move(env, action)`` is called after every action. Raises
-    :class:`ArenaError` if an agent plays an illegal action. In a GDL game, ``white`` plays
+    [`ArenaError`][ggpzoo.tools.arena.ArenaError] if an agent plays an illegal action. In a GDL game, ``white`` plays
     the first role.
     """
     env = _raw_env(env)
@@ -366,7 +367,7 @@ def round_robin(
     """Every pair of ``agents`` plays ``games`` games of ``env_name``, colours alternating.
 
     ``env_name``: an env name (``gdl:SHEET`` for a two-role GDL game), or a loaded GDL game
-    (:class:`ggpzoo.gdl.Game`; the table then names it ``gdl:<sheet>``).
+    ([`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]; the table then names it ``gdl:<sheet>``).
 
     Agent names must differ (they key the table). Each game reseeds both agents from
     ``(seed, pair, game)``, so a tournament with simulation budgets is reproducible.

@@ -2,11 +2,11 @@
 
 AEC mode (default): random legal games through ``env()``. Each step reads the observation
 and the action mask with ``env.last()`` and picks a uniformly random legal action from the
-mask (:func:`ggpzoo.utils.sample_action`), as a masked-policy learner would see the env.
+mask ([`ggpzoo.utils.sample_action()`][ggpzoo.utils.sample_action]), as a masked-policy learner would see the env.
 
-Batched mode (``--batched N``): N games at once in :class:`ggpzoo.engine.VectorGames`,
+Batched mode (``--batched N``): N games at once in [`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames],
 random legal actions chosen and played by numba over every core, one Python call per
-batch step; and whole games in :func:`ggpzoo.engine.play_games` (no Python in the loop).
+batch step; and whole games in [`ggpzoo.engine.play_games()`][ggpzoo.engine.play_games] (no Python in the loop).
 
 Both print steps/s and full turns/s (a turn is everything one role does before the other
 acts), and with ``--vs`` a reference implementation timed in the same run, as a ratio.
@@ -101,7 +101,8 @@ def bench_openspiel(seconds: float, seed: int, min_games: int, game: tuple) -> d
 
 
 def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1, module: str = "chess_v6") -> dict:
-    """PettingZoo's classic ``module`` (chess_v6) through ``env()``, with the loop of :func:`bench_env`."""
+    """PettingZoo's classic ``module`` (chess_v6) through ``env()``, with the loop of
+    [`bench_env()`][ggpzoo.tools.bench.bench_env]."""
     import importlib
 
     classic = importlib.import_module(f"pettingzoo.classic.{module}")
@@ -110,7 +111,7 @@ def bench_chess(seconds: float = 5.0, seed: int = 0, min_games: int = 1, module:
 
 
 def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0) -> dict:
-    """:class:`VectorGames` with random actions: one ``random_actions`` + ``step`` per batch step."""
+    """`VectorGames` with random actions: one ``random_actions`` + ``step`` per batch step."""
     from ggpzoo.engine import VectorGames
 
     games = VectorGames(name, num_games)
@@ -136,7 +137,7 @@ def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0
 
 
 def bench_play(name: str, seconds: float = 5.0, seed: int = 0, chunk: int = 1024) -> dict:
-    """:func:`ggpzoo.engine.play_games`: whole random games in numba, ``chunk`` games a call."""
+    """[`ggpzoo.engine.play_games()`][ggpzoo.engine.play_games]: whole random games in numba, ``chunk`` games a call."""
     from ggpzoo.engine import play_games
 
     play_games(name, 2, seed=seed)  # compile (or load the cache) first

@@ -1,6 +1,6 @@
 """Training throughput: learner steps/s of MaskablePPO with each game's recipe, on the AEC
-path (:class:`~ggpzoo.training.single_agent.SingleAgentEnv` games in SB3's ``DummyVecEnv``)
-and on the batched self-play env (:class:`~ggpzoo.training.selfplay.SelfPlayVecEnv`), side
+path ([`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] games in SB3's ``DummyVecEnv``)
+and on the batched self-play env ([`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv]), side
 by side in one run, with the share of each step spent in the env (stepping, the opponents'
 moves, the masks) and in the network (acting and learning), and each env's own speed
 without a network (uniformly random legal actions from its masks, "env alone").

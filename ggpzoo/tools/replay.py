@@ -10,10 +10,13 @@ A game file is a JSON object::
 Only ``env`` and ``actions`` (or ``moves``) are needed. An arena JSON file
 (``python -m ggpzoo arena --json``) also loads: pick its game with ``index``.
 
-* :func:`record_game` - play a game between two agents, as a game dict.
-* :func:`load_game` / :func:`save_game` - read (checking every move) and write game files.
-* :func:`positions` / :func:`final_image` - the images of every position of a game, or of its last.
-* :func:`write_gif` / :func:`write_png` - write them (needs Pillow: the ``render`` extra).
+* [`record_game()`][ggpzoo.tools.replay.record_game] - play a game between two agents, as a game dict.
+* [`load_game()`][ggpzoo.tools.replay.load_game] / [`save_game()`][ggpzoo.tools.replay.save_game] - read (checking every
+move) and write game files.
+* [`positions()`][ggpzoo.tools.replay.positions] / [`final_image()`][ggpzoo.tools.replay.final_image] - the images of
+every position of a game, or of its last.
+* [`write_gif()`][ggpzoo.tools.replay.write_gif] / [`write_png()`][ggpzoo.tools.replay.write_png] - write them (needs
+Pillow: the ``render`` extra).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Play a ggpzoo game against an agent in the terminal, and read moves typed by a person.
 
-* :func:`parse_move` - the action a person means by ``"4,1 4,5 4,1"``, ``"e3-f4"`` or
-  ``"(4,1)->(4,5)/(4,1)"``, or a :class:`MoveError` that says what is wrong with it.
-* :func:`play_terminal` - the game loop of ``python -m ggpzoo play``.
+* `parse_move()` - the action a person means by ``"4,1 4,5 4,1"``, ``"e3-f4"`` or
+  ``"(4,1)->(4,5)/(4,1)"``, or a `MoveError` that says what is wrong with it.
+* `play_terminal()` - the game loop of ``python -m ggpzoo play``.
 
 Cells are 1-based ``x,y`` (column, row) as the boards are drawn, or a file letter and a
 rank (``a1`` is ``1,1``; Mad Bishops labels its files a..j).
@@ -21,13 +21,13 @@ __all__ = ["MoveError", "parse_move", "move_help", "play_terminal"]
 
 
 def move_help(env) -> str:
-    """How to type a move in ``env`` now: :meth:`GGPEnv.move_help <ggpzoo.envs.base.GGPEnv.move_help>`."""
+    """How to type a move in ``env`` now: `GGPEnv.move_help()`."""
     return env.unwrapped.move_help()
 
 
 def parse_move(env, text: str) -> list[int]:
     """The action(s) a person means by ``text`` in ``env``'s current position:
-    :meth:`GGPEnv.parse_move <ggpzoo.envs.base.GGPEnv.parse_move>`.
+    `GGPEnv.parse_move()`.
 
     >>> from ggpzoo.envs import mad_bishops_v0
     >>> env = mad_bishops_v0.raw_env(); env.reset()

@@ -1,4 +1,4 @@
 """Training glue: the single-agent Gymnasium bridge for stable-baselines3 and its opponents
-(:mod:`~ggpzoo.training.single_agent`), policy networks (:mod:`~ggpzoo.training.nets`) and
-RLlib (:mod:`~ggpzoo.training.rllib`). Importing this package imports no training library;
+(`single_agent`), policy networks (`nets`) and
+RLlib (`rllib`). Importing this package imports no training library;
 each module imports its own."""

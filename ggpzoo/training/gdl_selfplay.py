@@ -1,14 +1,14 @@
-"""Batched self-play on a GDL game: :class:`GDLSelfPlayVecEnv`, a stable-baselines3 ``VecEnv``
-over :class:`ggpzoo.gdl.batch.GDLVectorGames`.
+"""Batched self-play on a GDL game: `GDLSelfPlayVecEnv`, a stable-baselines3 ``VecEnv``
+over `ggpzoo.gdl.batch.GDLVectorGames`.
 
 N games of one two-role compiled sheet, stepped together in numba; the learner holds one
 role per game (role 0 in even games and role 1 in odd ones at the start, then the other
 role at each new episode of that game), and its opponents' moves are played inside
 ``step`` between the learner's moves: random play from the batch's ``random_actions``, or
-snapshots of the learner (``add_snapshot``, :class:`ggpzoo.training.selfplay.PolicySnapshot`,
+snapshots of the learner (``add_snapshot``, `ggpzoo.training.selfplay.PolicySnapshot`,
 one forward pass for every waiting game), drawn per episode from a weighted pool.
 
-What the learner sees and is paid is what :class:`ggpzoo.training.single_agent.SingleAgentEnv`
+What the learner sees and is paid is what `ggpzoo.training.single_agent.SingleAgentEnv`
 gives on the same game: the env's observation (one byte per fluent, then a one-hot of the
 learner's role), ``action_masks()`` of its legal action ids, and the reward wrapper's
 rewards summed since its last move (``reward``: ``"winloss"``, ``"goal"``, ``"delta"``,
@@ -37,7 +37,7 @@ __all__ = ["GDLSelfPlayVecEnv"]
 
 
 def _goal_rewards(kind: int, before: np.ndarray, after: np.ndarray, ended: np.ndarray) -> np.ndarray:
-    """:func:`ggpzoo.engine.rewards.goal_reward` per row, vectorised: goals ``(n, 2)`` as
+    """`ggpzoo.engine.rewards.goal_reward()` per row, vectorised: goals ``(n, 2)`` as
     (own, opponent's) before and after, ``ended`` by the rules at ``after``."""
     own0, opp0, own1, opp1 = before[:, 0], before[:, 1], after[:, 0], after[:, 1]
     if kind == 0:
@@ -54,9 +54,9 @@ class GDLSelfPlayVecEnv(BatchedVecEnv):
     ``VecEnv`` subclass when first built, so importing this module needs no SB3).
 
     Args:
-        game: a two-role :class:`ggpzoo.gdl.Game` (compiled path), a ``.kif`` path or KIF text.
+        game: a two-role `ggpzoo.gdl.Game` (compiled path), a ``.kif`` path or KIF text.
         num_envs: how many games (the batch).
-        opponents: the pool, ``"random"`` entries only (snapshots join with :meth:`add_snapshot`).
+        opponents: the pool, ``"random"`` entries only (snapshots join with `add_snapshot()`).
         weights: the pool's draw weights (default: equal).
         reward: the reward wrapper's name (``"winloss"``, ``"goal"``, ``"delta"``,
             ``"delta_zero_sum"``), or None for the env's rewards (+1/-1/0 at the end).

@@ -1,11 +1,11 @@
 """Convolutional networks for SB3 policies on ggpzoo boards (need the ``train`` extra).
 
-* :class:`BoardCNN` - a features extractor: 3x3 convolutions over the ``(H, W, planes)``
+* [`BoardCNN`][ggpzoo.training.nets.BoardCNN] - a features extractor: 3x3 convolutions over the ``(H, W, planes)``
   observation, then one linear layer. The same weights look at every cell, so what the
   policy learns about one part of the board carries over to the rest (an MLP learns each
   cell apart).
-* :class:`CellPolicy` - a ``MaskablePPO`` policy for one action per cell (the turn
-  decompositions of :mod:`ggpzoo.wrappers.turns`): 3x3 convolutions, then the logit of each
+* [`CellPolicy`][ggpzoo.training.nets.CellPolicy] - a ``MaskablePPO`` policy for one action per cell (the turn
+  decompositions of [`ggpzoo.wrappers.turns`][ggpzoo.wrappers.turns]): 3x3 convolutions, then the logit of each
   cell from the features at that cell (a shared 1x1 convolution), and the value from all
   of them. A good cell is recognised wherever it is on the board.
 
@@ -83,7 +83,7 @@ class ConvTrunk(BaseFeaturesExtractor):
 
 
 class _CellHeads(nn.Module):
-    """The policy and value heads on a :class:`ConvTrunk`'s features (SB3's ``mlp_extractor``).
+    """The policy and value heads on a `ConvTrunk`'s features (SB3's ``mlp_extractor``).
 
     One logit per cell; with ``pairs``, one per (source, destination) pair of cells:
     ``source[s] + destination[d] + u[s] . v[d]``, each term from the cells' own features
@@ -124,11 +124,11 @@ class CellPolicy(MaskableActorCriticPolicy):
     """``MaskablePPO`` policy for ``Discrete(H * W)`` actions, one per cell, or for from/to
     actions ``Discrete((H * W) ** 2)``, on ``(H, W, planes)`` boards.
 
-    A :class:`ConvTrunk`, then each cell's logit from that cell's features through one shared
+    A [`ConvTrunk`][ggpzoo.training.nets.ConvTrunk], then each cell's logit from that cell's features through one shared
     1x1 convolution (no dense layer between the board and the logits), and the value from
     ``Linear(features -> value_hidden) -> ReLU -> Linear(1)``. Use it through a turn
-    decomposition (:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition`,
-    :class:`~ggpzoo.wrappers.MoveDecomposition`), or on the env's own from/to actions
+    decomposition (`AmazonsTurnDecomposition`,
+    [`MoveDecomposition`][ggpzoo.wrappers.MoveDecomposition]), or on the env's own from/to actions
     ``src * cells + dst``: then the logit of a pair is a source term plus a destination
     term plus a rank-8 product of the two cells' embeddings, all from shared 1x1
     convolutions (what is learnt about one cell carries over to every other).

@@ -4,13 +4,13 @@ RLlib's action-masking PPO module
 (``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``)
 reads observations of the form ``{"observations": <float tensor>, "action_mask": <0/1>}``.
 ggpzoo's envs give ``{"observation": ..., "action_mask": ...}``, with int8 planes in some
-games, so :class:`RLlibObservation` renames the key and casts the planes to float32 (the
-mask stays int8: a quarter of the memory on Amazons' 86,980 actions). Everything else is
-RLlib's own: :func:`rllib_env` wraps the result in RLlib's ``PettingZooEnv``.
+games, so [`RLlibObservation`][ggpzoo.training.rllib.RLlibObservation] renames the key and casts the planes to float32
+(the mask stays int8: a quarter of the memory on Amazons' 86,980 actions). Everything else is
+RLlib's own: [`rllib_env()`][ggpzoo.training.rllib.rllib_env] wraps the result in RLlib's ``PettingZooEnv``.
 
 The module needs ``ray[rllib]`` (``pip install "ggpzoo[distributed]"``) only for
-:func:`rllib_env` and :func:`register`; importing it does not import ray. The functions
-live here, in an importable module, so that Ray can unpickle them on every node of a
+[`rllib_env()`][ggpzoo.training.rllib.rllib_env] and [`register()`][ggpzoo.training.rllib.register]; importing it does
+not import ray. The functions live here, in an importable module, so that Ray can unpickle them on every node of a
 cluster (each node needs ggpzoo installed, like ray itself).
 """
 
@@ -101,7 +101,7 @@ def rllib_env(env_config: dict | None = None):
 
 
 def rllib_env_name(name: str) -> str:
-    """The name :func:`register` gives ggpzoo env ``name`` in Ray Tune's registry."""
+    """The name [`register()`][ggpzoo.training.rllib.register] gives ggpzoo env ``name`` in Ray Tune's registry."""
     return f"ggpzoo_{name}"
 
 
@@ -109,7 +109,7 @@ def register(name: str) -> str:
     """Register ggpzoo env ``name`` with ``ray.tune.registry``; return the registered name.
 
     ``PPOConfig().environment(register(name), env_config={"env": name})`` then builds
-    :func:`rllib_env` on every EnvRunner.
+    [`rllib_env()`][ggpzoo.training.rllib.rllib_env] on every EnvRunner.
     """
     if name not in ENVS:
         raise ValueError(f"unknown environment {name!r}; known: {', '.join(ENVS)}")

@@ -1,22 +1,26 @@
 """Batched self-play envs for training at the engine's speed.
 
-:class:`ggpzoo.engine.selfplay.SelfPlayGames` holds N games in arrays, the learner on one
-seat of each; this module puts it behind the two vector-env interfaces RL libraries use:
+[`ggpzoo.engine.selfplay.SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames] holds N games in arrays, the learner on
+one seat of each; this module puts it behind the two vector-env interfaces RL libraries use:
 
-* :class:`SelfPlayVecEnv` - stable-baselines3's ``VecEnv``: ``MaskablePPO`` trains on it
+* [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] - stable-baselines3's ``VecEnv``: ``MaskablePPO`` trains
+  on it
   unchanged (``env_method("action_masks")`` returns the N masks from one call);
-* :class:`SelfPlayVectorEnv` - Gymnasium's ``VectorEnv`` (``autoreset_mode`` same-step:
+* [`SelfPlayVectorEnv`][ggpzoo.training.selfplay.SelfPlayVectorEnv] - Gymnasium's ``VectorEnv`` (``autoreset_mode``
+  same-step:
   ``infos["final_obs"]`` holds the ended episodes' last observations), with Dict
   observations ``{"observation", "action_mask"}`` as every ggpzoo env;
 
 and gives the opponents that are not built in, each playing every game that waits for it
 in one call:
 
-* :class:`PolicySnapshot` - a frozen copy of an SB3 policy (the learner now), one batched
+* [`PolicySnapshot`][ggpzoo.training.selfplay.PolicySnapshot] - a frozen copy of an SB3 policy (the learner now), one
+  batched
   forward pass;
-* :class:`AgentOpponents` - a :mod:`ggpzoo.agents` agent (``"mcts:200"``), game by game.
+* [`AgentOpponents`][ggpzoo.training.selfplay.AgentOpponents] - a [`ggpzoo.agents`][ggpzoo.agents] agent
+(``"mcts:200"``), game by game.
 
-:func:`evaluate` plays a policy against an opponent in batches and returns the win rate
+[`evaluate()`][ggpzoo.training.selfplay.evaluate] plays a policy against an opponent in batches and returns the win rate
 with its 95% Wilson interval.
 
     from sb3_contrib import MaskablePPO
@@ -26,9 +30,9 @@ with its 95% Wilson interval.
     env.add_snapshot(model)            # the learner's current weights join the pool
     model.learn(100_000)
 
-Rewards, observations and masks are those of :class:`ggpzoo.training.single_agent.SingleAgentEnv`
-with the same options (the reward wrappers, potential shaping, reach planes and turn
-decompositions call the same kernel-layer functions).
+Rewards, observations and masks are those of
+[`ggpzoo.training.single_agent.SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] with the same options (the
+reward wrappers, potential shaping, reach planes and turn decompositions call the same kernel-layer functions).
 """
 
 from __future__ import annotations
@@ -103,9 +107,9 @@ def masked_choice(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generato
 
 
 class AgentOpponents:
-    """A :mod:`ggpzoo.agents` agent that searches game states (``"greedy"``, ``"mcts:200"``) as
+    """A [`ggpzoo.agents`][ggpzoo.agents] agent that searches game states (``"greedy"``, ``"mcts:200"``) as
     an opponent: it picks a whole game action in each waiting game, one game after the
-    other. Built for env ``name`` from a spec string (:func:`ggpzoo.agents.make_agent`) or
+    other. Built for env ``name`` from a spec string ([`ggpzoo.agents.make_agent()`][ggpzoo.agents.make_agent]) or
     given as an agent whose ``takes`` is ``"state"``."""
 
     takes = "state"
@@ -128,14 +132,14 @@ class AgentOpponents:
 
 
 def _opponent(o, name: str, seed: int | None):
-    """A pool entry: built-in names pass as they are; other agent specs become :class:`AgentOpponents`."""
+    """A pool entry: built-in names pass as they are; other agent specs become `AgentOpponents`."""
     if isinstance(o, str) and o not in ("random", "greedy"):
         return AgentOpponents(o, name, seed)
     return o
 
 
 def make_games(name: str, num_envs: int, *, opponents=("random",), seed: int | None = None, **kwargs) -> SelfPlayGames:
-    """:class:`~ggpzoo.engine.selfplay.SelfPlayGames`, with agent specs such as ``"mcts:200"``
+    """[`SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames], with agent specs such as ``"mcts:200"``
     accepted in ``opponents``."""
     if isinstance(opponents, str) or hasattr(opponents, "takes"):
         opponents = [opponents]
@@ -180,7 +184,7 @@ class BatchedVecEnv:
     """What a stable-baselines3 ``VecEnv`` of N games held in one object shares: the class is
     made a ``VecEnv`` subclass when first built (so importing it needs no SB3), and the
     attribute and method calls SB3 makes per env go to that one object. Subclasses:
-    :class:`SelfPlayVecEnv`, :class:`ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv`."""
+    [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv], `ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv`."""
 
     _with_base: type | None = None  # this class with SB3's VecEnv as a base, made once
 
@@ -222,7 +226,7 @@ class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
     Args:
         name: a ggpzoo env name.
         num_envs: how many games (the batch).
-        **kwargs: :class:`~ggpzoo.engine.selfplay.SelfPlayGames`'s options: ``reward``,
+        **kwargs: [`SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames]'s options: ``reward``,
             ``shaping``, ``decompose``, ``reach_planes``, ``opponents`` (also agent specs
             such as ``"mcts:200"``), ``weights``, ``opening_plies``, ``seed``.
 
@@ -281,7 +285,7 @@ class SelfPlayVectorEnv(_VecEnvMixin, gym.vector.VectorEnv):
     game that ends restarts in the same step, its last observation in
     ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True) and its goals, the
     learner's role and the outcome in ``infos["final_info"][i]``. Arguments as
-    :class:`SelfPlayVecEnv`.
+    [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv].
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}

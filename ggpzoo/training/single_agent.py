@@ -1,13 +1,15 @@
 """A Gymnasium single-agent view of a two-player ggpzoo game, for stable-baselines3.
 
-* :class:`SingleAgentEnv` - seats the learner on one side of an AEC env against an
+* [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] - seats the learner on one side of an AEC env against
+  an
   opponent, alternating sides between episodes, with ``action_masks()`` for sb3-contrib's
   ``MaskablePPO``.
 * Opponents, each a callable ``(env, agent) -> action`` taking the AEC env the learner
-  plays and the agent to move: :class:`RandomOpponent`, :class:`GreedyOpponent` and any
-  :mod:`ggpzoo.agents` agent (:class:`AgentOpponent`, e.g. ``"mcts:200"``),
-  :class:`PolicyOpponent` (a frozen copy of a learner, or any model with ``predict``)
-  and :class:`OpponentPool` (one of several, drawn per episode).
+  plays and the agent to move: [`RandomOpponent`][ggpzoo.training.single_agent.RandomOpponent],
+  [`GreedyOpponent`][ggpzoo.training.single_agent.GreedyOpponent] and any [`ggpzoo.agents`][ggpzoo.agents] agent
+  ([`AgentOpponent`][ggpzoo.training.single_agent.AgentOpponent], e.g. ``"mcts:200"``),
+  [`PolicyOpponent`][ggpzoo.training.single_agent.PolicyOpponent] (a frozen copy of a learner, or any model with
+  ``predict``) and [`OpponentPool`][ggpzoo.training.single_agent.OpponentPool] (one of several, drawn per episode).
 
 What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
 
@@ -23,9 +25,10 @@ What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
   the last seeded ``reset``), and when it is black, ``reset()`` plays the opponent's
   opening move first.
 
-A two-role GDL game (:class:`ggpzoo.gdl.Game`, or a GDL AEC env) plays too: the
+A two-role GDL game ([`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], or a GDL AEC env) plays too: the
 observation is its fluent vector, and its opponents are the GDL agents (``"random"``,
-``"mcts:50"``), policies and pools. :func:`evaluate` plays a model's evaluation games.
+``"mcts:50"``), policies and pools. [`evaluate()`][ggpzoo.training.single_agent.evaluate] plays a model's evaluation
+games.
 
 >>> from sb3_contrib import MaskablePPO                                      # doctest: +SKIP
 >>> env = SingleAgentEnv("skirmish_v0", opponent="random", reward="delta_zero_sum")  # doctest: +SKIP
@@ -80,12 +83,12 @@ def make_aec_env(
     **kwargs,
 ) -> AECEnv:
     """``load(name).env(**kwargs)`` in the reward wrapper named ``reward`` (see
-    :data:`ggpzoo.wrappers.REWARDS`), then, if ``shaping`` is not 0, in
-    :class:`~ggpzoo.wrappers.PotentialShaping` with that weight and the game's default
+    [`ggpzoo.wrappers.REWARDS`][ggpzoo.wrappers.REWARDS]), then, if ``shaping`` is not 0, in
+    [`PotentialShaping`][ggpzoo.wrappers.PotentialShaping] with that weight and the game's default
     potential, then, with ``reach_planes`` (games whose spec has them: Amazons, Mad
-    Bishops), in :class:`~ggpzoo.wrappers.ReachPlanes`, then in the turn decomposition the
-    game's spec names (:class:`~ggpzoo.wrappers.AmazonsTurnDecomposition` for amazons_v0,
-    :class:`~ggpzoo.wrappers.MoveDecomposition` for the others). ``decompose=None``
+    Bishops), in [`ReachPlanes`][ggpzoo.wrappers.ReachPlanes], then in the turn decomposition the
+    game's spec names (`AmazonsTurnDecomposition` for amazons_v0,
+    [`MoveDecomposition`][ggpzoo.wrappers.MoveDecomposition] for the others). ``decompose=None``
     decomposes the games whose spec says so (amazons_v0: its 86,980-way action is too big
     for a small policy), ``True`` every game, ``False`` none."""
     game = _game_spec(name)
@@ -103,7 +106,7 @@ def make_aec_env(
 
 
 def _gdl_game(env):
-    """The :class:`ggpzoo.gdl.Game` of a GDL AEC env (wrapped or not), or None for any other env."""
+    """The `ggpzoo.gdl.Game` of a GDL AEC env (wrapped or not), or None for any other env."""
     from ggpzoo.gdl.game import Game
 
     game = getattr(env.unwrapped, "game", None)
@@ -133,8 +136,8 @@ def _turns(env) -> TurnDecomposition | None:
 class Opponent:
     """An opponent: called as ``opponent(env, agent)`` when ``agent`` is to move in ``env``.
 
-    :meth:`reset` is called at the start of every episode with the generator of the
-    :class:`SingleAgentEnv`, so seeded episodes are reproducible.
+    [`reset()`][ggpzoo.training.single_agent.Opponent] is called at the start of every episode with the generator of the
+    [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv], so seeded episodes are reproducible.
     """
 
     def __init__(self):
@@ -173,14 +176,14 @@ class _TurnOpponent(Opponent):
 
 
 class AgentOpponent(_TurnOpponent):
-    """A :mod:`ggpzoo.agents` agent as an opponent: ``"random"``, ``"greedy"``, ``"mcts:200"``,
-    ``"sb3:model.zip"`` (see :func:`ggpzoo.agents.make_agent`) or an
-    :class:`~ggpzoo.agents.Agent`.
+    """A [`ggpzoo.agents`][ggpzoo.agents] agent as an opponent: ``"random"``, ``"greedy"``, ``"mcts:200"``,
+    ``"sb3:model.zip"`` (see [`ggpzoo.agents.make_agent()`][ggpzoo.agents.make_agent]) or an
+    [`Agent`][ggpzoo.agents.Agent].
 
     The agent picks a whole game action from the game (``agent.act(env)``); in a
     turn-decomposed env it plays that action's choices. A spec string is made into an
     agent for the env of the first game it plays, and every agent is reseeded at each
-    episode from the :class:`SingleAgentEnv`'s generator.
+    episode from the [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv]'s generator.
     """
 
     def __init__(self, agent):
@@ -216,7 +219,7 @@ class AgentOpponent(_TurnOpponent):
 
 
 class RandomOpponent(AgentOpponent):
-    """Uniformly random legal play (:class:`ggpzoo.agents.RandomAgent`); in a turn-decomposed
+    """Uniformly random legal play ([`ggpzoo.agents.RandomAgent`][ggpzoo.agents.RandomAgent]); in a turn-decomposed
     env, uniform over whole turns, not over each of the three choices."""
 
     def __init__(self):
@@ -224,7 +227,7 @@ class RandomOpponent(AgentOpponent):
 
 
 class GreedyOpponent(AgentOpponent):
-    """One-ply lookahead on the goals (:class:`ggpzoo.agents.GreedyAgent`): wins at once if it
+    """One-ply lookahead on the goals ([`ggpzoo.agents.GreedyAgent`][ggpzoo.agents.GreedyAgent]): wins at once if it
     can, never ends the game behind if it can help it, else takes the action that most raises
     its goal over the opponent's (a capture in Skirmish), random among ties.
 
@@ -324,7 +327,7 @@ def _snapshot(model):
 
 
 class CallableOpponent(Opponent):
-    """A plain function ``fn(env, agent) -> action`` as an :class:`Opponent`."""
+    """A plain function ``fn(env, agent) -> action`` as an [`Opponent`][ggpzoo.training.single_agent.Opponent]."""
 
     def __init__(self, fn: Callable[[AECEnv, str], int]):
         super().__init__()
@@ -338,9 +341,10 @@ class OpponentPool(Opponent):
     """One of several opponents, drawn at each episode start with the given weights.
 
     Args:
-        opponents: opponents or specs for :func:`make_opponent`.
+        opponents: opponents or specs for [`make_opponent()`][ggpzoo.training.single_agent.make_opponent].
         weights: relative draw weights, one per opponent (default: equal).
-        max_size: with :meth:`add`, the most opponents kept; the oldest added ones go first
+        max_size: with [`add()`][ggpzoo.training.single_agent.OpponentPool.add], the most opponents kept; the oldest
+            added ones go first
             (the first ``keep`` given here are never dropped).
     """
 
@@ -379,10 +383,11 @@ class OpponentPool(Opponent):
 
 
 def make_opponent(spec) -> Opponent:
-    """An :class:`Opponent` from an agent spec string (``"random"``, ``"greedy"``,
-    ``"mcts:200"``, ``"sb3:model.zip"``: see :func:`ggpzoo.agents.make_agent`), a
-    :class:`ggpzoo.agents.Agent`, an :class:`Opponent`, a model with ``predict`` (a frozen
-    copy is *not* made), a list of those (an :class:`OpponentPool`) or a callable
+    """An [`Opponent`][ggpzoo.training.single_agent.Opponent] from an agent spec string (``"random"``, ``"greedy"``,
+    ``"mcts:200"``, ``"sb3:model.zip"``: see [`ggpzoo.agents.make_agent()`][ggpzoo.agents.make_agent]), a
+    [`ggpzoo.agents.Agent`][ggpzoo.agents.Agent], an [`Opponent`][ggpzoo.training.single_agent.Opponent], a model with
+    ``predict`` (a frozen copy is *not* made), a list of those (an
+    [`OpponentPool`][ggpzoo.training.single_agent.OpponentPool]) or a callable
     ``(env, agent) -> action``."""
     if isinstance(spec, Opponent):
         return spec
@@ -428,8 +433,8 @@ class SingleAgentEnv(gym.Env):
     """The learner's side of a two-player AEC game, as a Gymnasium env.
 
     Observation: the AEC env's ``observation`` planes for the learner (its side's view).
-    Action: the AEC env's action. :meth:`action_masks` gives the legal ones (for
-    ``MaskablePPO``); an illegal one ends the episode at once (``terminated``) with
+    Action: the AEC env's action. [`action_masks()`][ggpzoo.training.single_agent.SingleAgentEnv.action_masks] gives the
+    legal ones (for ``MaskablePPO``); an illegal one ends the episode at once (``terminated``) with
     ``illegal_reward`` and ``info["illegal_action"] = True``, and is never sent to the
     AEC env.
 
@@ -445,22 +450,24 @@ class SingleAgentEnv(gym.Env):
     that cannot play it (``"greedy"``, ``"baseline"``...) is a ValueError at once.
 
     Args:
-        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by :func:`make_aec_env`), a
-            two-role GDL game (``"gdl:SHEET"`` or a loaded :class:`ggpzoo.gdl.Game`, built as ``gdl.env(game)`` in the
-            reward wrapper ``reward``) or an AEC env (e.g.
+        env: an env name (a key of ``ggpzoo.envs.ENVS``, built by
+            [`make_aec_env()`][ggpzoo.training.single_agent.make_aec_env]), a
+            two-role GDL game (``"gdl:SHEET"`` or a loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], built as
+            ``gdl.env(game)`` in the reward wrapper ``reward``) or an AEC env (e.g.
             ``AmazonsTurnDecomposition(GoalDeltaReward(amazons_v0.env()))``, or a GDL env, whose
             observation's ``planes`` are left out: the learner sees the fluent vector).
-        opponent: see :func:`make_opponent`; default ``"random"``. An opponent object
+        opponent: see [`make_opponent()`][ggpzoo.training.single_agent.make_opponent]; default ``"random"``. An opponent
+            object
             keeps per-game state (a pool's current draw, a planned turn): give each env
             of a VecEnv its own, e.g. by building it in the env factory.
         learner: ``"alternate"`` (white, black, white... per episode), ``"white"`` or ``"black"``.
         reward: with an env name or a GDL game, the reward wrapper's name (``"winloss"``, ``"goal"``,
             ``"delta"``, ``"delta_zero_sum"``); None keeps the env's win/loss rewards.
         decompose: with an env name, whether to decompose actions into cell choices (see
-            :func:`make_aec_env`; default: amazons_v0 only).
-        shaping: with an env name, the weight of :class:`~ggpzoo.wrappers.PotentialShaping`
+            [`make_aec_env()`][ggpzoo.training.single_agent.make_aec_env]; default: amazons_v0 only).
+        shaping: with an env name, the weight of [`PotentialShaping`][ggpzoo.wrappers.PotentialShaping]
             (default 0: none).
-        reach_planes: with an Amazons or Mad Bishops env name, add :class:`~ggpzoo.wrappers.ReachPlanes`.
+        reach_planes: with an Amazons or Mad Bishops env name, add [`ReachPlanes`][ggpzoo.wrappers.ReachPlanes].
         render_mode: ``None`` or ``"ansi"``.
         env_kwargs: with an env name or a GDL game, more arguments for ``env()`` (e.g.
             ``max_steps``; for a GDL game also ``backend``).
@@ -608,14 +615,16 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ opponents
     def set_opponent(self, opponent) -> None:
-        """Play ``opponent`` (see :func:`make_opponent`) from its next move on; it is reset
+        """Play ``opponent`` (see [`make_opponent()`][ggpzoo.training.single_agent.make_opponent]) from its next move
+        on; it is reset
         (seeded) at the next episode."""
         opponent = make_opponent(opponent)
         self._check_opponent(opponent)
         self.opponent = opponent
 
     def add_opponent(self, opponent, weight: float = 1.0) -> None:
-        """Add ``opponent`` to the :class:`OpponentPool` being played (for ``VecEnv.env_method``)."""
+        """Add ``opponent`` to the [`OpponentPool`][ggpzoo.training.single_agent.OpponentPool] being played (for
+        ``VecEnv.env_method``)."""
         if not isinstance(self.opponent, OpponentPool):
             raise TypeError(
                 f"add_opponent needs an OpponentPool opponent, this env plays {type(self.opponent).__name__}"
@@ -671,14 +680,14 @@ class SingleAgentEnv(gym.Env):
 def evaluate(model, env, opponent="random", games: int = 100, *, seed: int = 0, parallel: int = 16, **kwargs) -> dict:
     """Play ``games`` games of ``model`` (a ``MaskablePPO`` or its policy: ``predict`` with
     ``action_masks``), its most likely legal action, against ``opponent``, half as the first
-    side and half as the second, through :class:`SingleAgentEnv` (``parallel`` games in
-    lockstep, so each policy call is batched). ``env`` and ``kwargs``: what
-    :class:`SingleAgentEnv` takes (an env name, a GDL game...). Game ``k`` is seeded
-    ``seed + k``; its opponent is made anew for each game.
+    side and half as the second, through [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] (``parallel``
+    games in lockstep, so each policy call is batched). ``env`` and ``kwargs``: what
+    [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] takes (an env name, a GDL game...). Game ``k`` is
+    seeded ``seed + k``; its opponent is made anew for each game.
 
     Returns ``{"wins", "draws", "losses", "games", "win_rate", "ci95"}`` (wins by the goals;
     ``win_rate`` counts wins only; the interval is Wilson's), as
-    :func:`ggpzoo.training.selfplay.evaluate` does for the batched envs.
+    [`ggpzoo.training.selfplay.evaluate()`][ggpzoo.training.selfplay.evaluate] does for the batched envs.
     """
     from ggpzoo.tools.arena import wilson
 

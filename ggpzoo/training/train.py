@@ -6,18 +6,18 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
 
 or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
 trains too (``python -m ggpzoo train --env gdl:tictactoe``, ``train("gdl:tictactoe")``): an MLP
-on its fluent vector through :class:`~ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv` (batched,
-against random play) or :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games (other
-opponents; :func:`gdl_vec_env`), with :data:`GDL_RECIPE`, in ``OUT/gdl_SHEET/``. What a run writes in
-``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps, the opponent,
-wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
+on its fluent vector through `GDLSelfPlayVecEnv` (batched,
+against random play) or [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] games (other
+opponents; [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env]), with [`GDL_RECIPE`][ggpzoo.training.train.GDL_RECIPE],
+in ``OUT/gdl_SHEET/``. What a run writes in ``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps,
+the opponent, wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
 ``checkpoint.json`` (the model, the optimizer and where the run stands; also the
 snapshots in the pool, ``snapshot-K.zip``), and at the end ``model.zip``, ``policy.json``
 and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
 ``summary.json``.
 
-The recipe of a game is :data:`DEFAULT_RECIPE` updated by its spec's ``recipe``
-(:class:`ggpzoo.envs.gamespec.GameSpec`); any key can be overridden. Minutes count
+The recipe of a game is [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] updated by its spec's ``recipe``
+([`ggpzoo.envs.gamespec.GameSpec`][ggpzoo.envs.gamespec.GameSpec]); any key can be overridden. Minutes count
 training only: evaluations and checkpoints are not counted.
 Needs the ``train`` extra.
 """
@@ -73,13 +73,14 @@ GDL_RECIPE: dict = {
     "batch_size": 512,
     "net_arch": [128, 128],
 }
-"""What a GDL game's recipe changes in :data:`DEFAULT_RECIPE` (see :func:`recipe`)."""
+"""What a GDL game's recipe changes in [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] (see
+[`recipe()`][ggpzoo.training.train.recipe])."""
 
 VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
 
 
 def _gdl(name):
-    """The GDL game ``name`` names (``gdl:SHEET``, or a loaded :class:`ggpzoo.gdl.Game`), or
+    """The GDL game ``name`` names (``gdl:SHEET``, or a loaded `ggpzoo.gdl.Game`), or
     None for a hand-written game."""
     from ggpzoo.gdl.spec import gdl_game
 
@@ -97,8 +98,9 @@ def run_name(name) -> str:
 
 
 def recipe(name, **overrides) -> dict:
-    """Game ``name``'s training recipe: :data:`DEFAULT_RECIPE`, its spec's ``recipe`` (for a
-    GDL game, a :class:`ggpzoo.gdl.Game`: :data:`GDL_RECIPE`), then ``overrides`` (unknown keys
+    """Game ``name``'s training recipe: [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE], its spec's ``recipe``
+    (for a GDL game, a [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]: [`GDL_RECIPE`][ggpzoo.training.train.GDL_RECIPE]), then
+    ``overrides`` (unknown keys
     raise ValueError)."""
     r = {
         k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
@@ -145,7 +147,8 @@ def view_of(r: dict) -> dict:
 
 
 def make_env(name, r: dict, seed: int):
-    """The :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` of recipe ``r`` (a :func:`gdl_vec_env`
+    """The [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] of recipe ``r`` (a
+    [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env]
     for a GDL game)."""
     from ggpzoo.training.selfplay import SelfPlayVecEnv
 
@@ -174,12 +177,12 @@ def make_env(name, r: dict, seed: int):
 def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, reward: str | None = None, max_snapshots=4):
     """``num_envs`` games of the GDL game ``game`` against a pool of ``opponents`` (agent specs:
     ``random``, ``mcts:N``) drawn with ``weights``: where every opponent is ``random``, a
-    :class:`~ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv` (the games and random play
+    `GDLSelfPlayVecEnv` (the games and random play
     batched in numba, snapshots played in batches), else
-    :class:`~ggpzoo.training.single_agent.SingleAgentEnv` games in SB3's ``DummyVecEnv``
+    [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] games in SB3's ``DummyVecEnv``
     (the AEC path, in Python); the same observations, masks and rewards either way; ``add_snapshot(model, weight,
     max_snapshots)`` puts a frozen copy of a learner in every game's pool, as
-    :class:`~ggpzoo.training.selfplay.SelfPlayVecEnv` does (the oldest snapshot beyond
+    [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] does (the oldest snapshot beyond
     ``max_snapshots`` goes)."""
     import functools
 
@@ -266,9 +269,9 @@ def train(
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
     (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play, random play
     alone for a GDL game). ``name`` is an env name: ``gdl:SHEET`` (or a loaded
-    :class:`ggpzoo.gdl.Game`) for a two-player GDL game, whose run is ``OUT/gdl_SHEET``
-    (games through :func:`gdl_vec_env`, evaluations through
-    :func:`ggpzoo.training.single_agent.evaluate`). ``resume`` goes on from
+    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]) for a two-player GDL game, whose run is ``OUT/gdl_SHEET``
+    (games through [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env], evaluations through
+    [`ggpzoo.training.single_agent.evaluate()`][ggpzoo.training.single_agent.evaluate]). ``resume`` goes on from
     ``OUT/NAME/checkpoint.zip``: the clock, the steps, the optimizer and the snapshot pool
     carry on. ``log`` gets each line of progress (default: printed). Returns the summary."""
     import numpy as np

@@ -1,16 +1,16 @@
 """AEC wrappers for the ggpzoo envs, one module per concern.
 
-* :mod:`ggpzoo.wrappers.rewards` - :class:`WinLossReward`, :class:`GoalReward`,
-  :class:`GoalDeltaReward`: rewards from the GGP goals (``REWARDS`` names them).
-* :mod:`ggpzoo.wrappers.shaping` - :class:`PotentialShaping`: a dense potential-based
+* `ggpzoo.wrappers.rewards` - `WinLossReward`, `GoalReward`,
+  `GoalDeltaReward`: rewards from the GGP goals (``REWARDS`` names them).
+* `ggpzoo.wrappers.shaping` - `PotentialShaping`: a dense potential-based
   training signal (mobility, material) whose rewards sum to 0 over a game.
-* :mod:`ggpzoo.wrappers.features` - :class:`ReachPlanes`: Amazons observations with the
+* `ggpzoo.wrappers.features` - `ReachPlanes`: Amazons observations with the
   cells each side's queens reach.
-* :mod:`ggpzoo.wrappers.turns` - :class:`MoveDecomposition` (a from/to action as two
-  masked cell choices) and :class:`TurnDecomposition`, their base. A game whose actions
+* `ggpzoo.wrappers.turns` - `MoveDecomposition` (a from/to action as two
+  masked cell choices) and `TurnDecomposition`, their base. A game whose actions
   need their own decomposition keeps it in its folder and names it in its spec
   (``AmazonsTurnDecomposition``, importable from here too).
-* :mod:`ggpzoo.wrappers.accounting` - :class:`RewardAccounting`, the AEC reward
+* `ggpzoo.wrappers.accounting` - `RewardAccounting`, the AEC reward
   bookkeeping the others share.
 
 Each works on ``env()`` and ``raw_env`` and touches no private field of the wrapped env.

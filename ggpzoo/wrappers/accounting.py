@@ -1,6 +1,6 @@
 """Reward bookkeeping for AEC wrappers that set rewards of their own.
 
-* :class:`RewardAccounting` - a ``BaseWrapper`` that keeps its own ``rewards`` and
+* `RewardAccounting` - a ``BaseWrapper`` that keeps its own ``rewards`` and
   ``_cumulative_rewards`` with PettingZoo's AEC rules, reading nothing private of the
   wrapped env.
 
@@ -37,8 +37,8 @@ class InvalidWrapperArgument(ValueError):
 class RewardAccounting(BaseWrapper):
     """Base of the ggpzoo wrappers that set rewards: holds ``rewards`` and ``_cumulative_rewards``.
 
-    Subclasses call :meth:`_begin` after the wrapped env was reset (or set to a state),
-    :meth:`_step_live` (or :meth:`_step_dead_or_over`) to step it, and :meth:`_pay` after a
+    Subclasses call `_begin()` after the wrapped env was reset (or set to a state),
+    `_step_live()` (or `_step_dead_or_over()`) to step it, and `_pay()` after a
     live step.
     """
 
@@ -58,7 +58,7 @@ class RewardAccounting(BaseWrapper):
         return copy.deepcopy(self)
 
     def set_state(self, state) -> None:
-        """Continue from a game state, as ``raw_env.set_state`` does (see :class:`ggpzoo.envs.base.GGPEnv`)."""
+        """Continue from a game state, as ``raw_env.set_state`` does (see `ggpzoo.envs.base.GGPEnv`)."""
         self.env.set_state(state)
         self._begin()
 
@@ -81,7 +81,7 @@ class RewardAccounting(BaseWrapper):
 
     def _step_live(self, action) -> str | None:
         """Step the wrapped env with ``action``; return the agent that acted, or None when it
-        was a dead step or a step after the end (forwarded and booked by :meth:`_step_dead_or_over`)."""
+        was a dead step or a step after the end (forwarded and booked by `_step_dead_or_over()`)."""
         if self._step_dead_or_over(action):
             return None
         agent = self.env.agent_selection

@@ -1,6 +1,7 @@
 """Extra observation planes that spell out what a small policy would have to compute.
 
-* :class:`ReachPlanes` - two more planes: where the observer's pieces reach and where the
+* [`ReachPlanes`][ggpzoo.wrappers.features.ReachPlanes] - two more planes: where the observer's pieces reach and where
+  the
   opponent's reach. In ``amazons_v0`` and ``amazons_split_v0`` the empty cells each side's
   queens reach in one queen move (mobility, what decides Amazons, becomes a count over
   planes rather than a function of whole rays); in ``mad_bishops_v0`` the cells each side
@@ -49,7 +50,7 @@ class ReachPlanes(BaseWrapper):
     pieces reach, plane ``P + 1`` those of the opponent: in Amazons every empty cell a queen
     reaches in one queen move, in Mad Bishops every cell a piece covers (empty cells along
     its diagonals, and the piece of either side that ends one), in Skirmish every cell a
-    piece could capture on (:func:`ggpzoo.envs.skirmish.kernel.reach_planes`).
+    piece could capture on (`ggpzoo.envs.skirmish.kernel.reach_planes()`).
     ``action_mask``, rewards and everything else pass through.
 
     Args:

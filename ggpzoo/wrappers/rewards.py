@@ -3,24 +3,25 @@
 Every ggpzoo env puts each agent's goal (0..100) in ``infos[agent]["goal"]`` after reset
 and after every step. These AEC wrappers turn the goals into rewards:
 
-* :class:`WinLossReward` - at the end, +1 to the higher goal, -1 to the lower, 0 each
+* [`WinLossReward`][ggpzoo.wrappers.rewards.WinLossReward] - at the end, +1 to the higher goal, -1 to the lower, 0 each
   when equal (the default rewards of the envs, made explicit);
-* :class:`GoalReward` - at the end, each agent gets its own goal / 100;
-* :class:`GoalDeltaReward` - after every step, each agent gets the change of its own goal
+* [`GoalReward`][ggpzoo.wrappers.rewards.GoalReward] - at the end, each agent gets its own goal / 100;
+* [`GoalDeltaReward`][ggpzoo.wrappers.rewards.GoalDeltaReward] - after every step, each agent gets the change of its own
+  goal
   / 100 (so in the Skirmish games a capture pays the capturer at once); with
   ``zero_sum=True``, its own change minus the opponent's.
 
 "The end" is the end by the rules: a step after which every agent is terminated and none
 is truncated. A truncation (``max_steps``) is no end: the game was cut off, so
-:class:`WinLossReward` and :class:`GoalReward` pay nothing there (a learner should
-bootstrap), while :class:`GoalDeltaReward` pays the step's change as on any step.
-A game that the wrapped env ends for another reason, flagging every agent terminated
+[`WinLossReward`][ggpzoo.wrappers.rewards.WinLossReward] and [`GoalReward`][ggpzoo.wrappers.rewards.GoalReward] pay
+nothing there (a learner should bootstrap), while [`GoalDeltaReward`][ggpzoo.wrappers.rewards.GoalDeltaReward] pays the
+step's change as on any step. A game that the wrapped env ends for another reason, flagging every agent terminated
 *and* truncated (PettingZoo's ``TerminateIllegalWrapper`` in ``env()``, on an illegal
 action), keeps the wrapped env's rewards of that step: the mover's -1 gets through.
 
 Each wrapper works on ``env()`` and on ``raw_env``, overrides one hook,
-:meth:`GoalRewardWrapper.goal_rewards`, and keeps ``rewards`` and ``_cumulative_rewards``
-by the AEC rules (see :mod:`ggpzoo.wrappers.accounting`): a reward earned on the other
+[`GoalRewardWrapper.goal_rewards()`][ggpzoo.wrappers.rewards.GoalRewardWrapper.goal_rewards], and keeps ``rewards`` and
+``_cumulative_rewards`` by the AEC rules (see `ggpzoo.wrappers.accounting`): a reward earned on the other
 agent's move reaches an agent through ``last()`` at its next turn.
 
 >>> from ggpzoo.envs import skirmish_v0
@@ -44,7 +45,8 @@ __all__ = ["GoalRewardWrapper", "WinLossReward", "GoalReward", "GoalDeltaReward"
 
 
 class GoalRewardWrapper(RewardAccounting):
-    """Base of the goal-reward wrappers: subclasses override :meth:`goal_rewards` only.
+    """Base of the goal-reward wrappers: subclasses override
+    [`goal_rewards()`][ggpzoo.wrappers.rewards.GoalRewardWrapper.goal_rewards] only.
 
     Args:
         env: a two-agent AEC env that reports ``infos[agent]["goal"]`` (every ggpzoo env,
@@ -99,7 +101,7 @@ class GoalRewardWrapper(RewardAccounting):
         self._pay(agent, rewards)
 
     def _kind_rewards(self, kind: int, before, after, ended) -> dict[str, float]:
-        """Each agent's :func:`ggpzoo.engine.rewards.goal_reward` of reward kind ``kind`` (the
+        """Each agent's `ggpzoo.engine.rewards.goal_reward()` of reward kind ``kind`` (the
         rule the batched self-play env applies too)."""
         rewards = {}
         for a, g in after.items():
@@ -178,7 +180,8 @@ REWARDS = {
 
 
 def reward_wrapper(env: AECEnv, reward: str | None) -> AECEnv:
-    """``env`` wrapped in the reward wrapper named ``reward`` (a key of :data:`REWARDS`), or as is for None."""
+    """``env`` wrapped in the reward wrapper named ``reward`` (a key of [`REWARDS`][ggpzoo.wrappers.rewards.REWARDS]),
+    or as is for None."""
     if reward is None:
         return env
     if reward not in REWARDS:

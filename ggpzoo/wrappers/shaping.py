@@ -1,6 +1,6 @@
 """Potential-based reward shaping: a dense training signal that leaves each game's return as it was.
 
-* :class:`PotentialShaping` - after every step, each agent also gets
+* [`PotentialShaping`][ggpzoo.wrappers.shaping.PotentialShaping] - after every step, each agent also gets
   ``weight * (phi(after) - phi(before))``, where ``phi`` is the agent's potential: a
   heuristic in [-1, 1] of how well the game goes for it. The potential of a state where the
   game ended by the rules is 0, so the shaping rewards of a whole game sum to 0 for each
@@ -8,18 +8,18 @@
   that earned it (Ng, Harada and Russell, 1999: potential-based shaping keeps the optimal
   policies against any fixed opponent).
 
-Default potentials: each game spec's ``potential`` (:data:`POTENTIALS` lists them), from
+Default potentials: each game spec's ``potential`` ([`POTENTIALS`][ggpzoo.wrappers.shaping.POTENTIALS] lists them), from
 white's side (black's is the negative):
 
 * ``amazons_v0``, ``amazons_split_v0``: mobility, ``(Mw - Mb) / (Mw + Mb)`` where ``M`` is the
   number of empty cells a side's queens reach in one queen move
-  (:func:`ggpzoo.envs.amazons.spec.mobility_balance`): the side that runs out of moves loses.
+  (`ggpzoo.envs.amazons.spec.mobility_balance()`): the side that runs out of moves loses.
 * ``mad_bishops_v0``: material, ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board
-  (:func:`ggpzoo.envs.mad_bishops.spec.material_balance`): the side that loses its last
+  (`ggpzoo.envs.mad_bishops.spec.material_balance()`): the side that loses its last
   piece loses.
 
 The Skirmish games need none: their goals count captures, and
-:class:`~ggpzoo.wrappers.GoalDeltaReward` pays each at once.
+[`GoalDeltaReward`][ggpzoo.wrappers.GoalDeltaReward] pays each at once.
 
 >>> from ggpzoo.envs import mad_bishops_v0
 >>> env = PotentialShaping(mad_bishops_v0.env(), weight=1.0)
@@ -60,7 +60,7 @@ class PotentialShaping(RewardAccounting):
     rules (every agent terminated, none truncated). So each agent's shaping rewards over a
     whole game sum to 0 (a game cut off by ``max_steps`` keeps ``weight * phi`` of its last
     state), and a game's return is what the wrapped env pays. Wrap a reward wrapper (e.g.
-    :class:`~ggpzoo.wrappers.WinLossReward`) or ``env()`` itself; the rewards of the wrapped
+    [`WinLossReward`][ggpzoo.wrappers.WinLossReward]) or ``env()`` itself; the rewards of the wrapped
     env pass through, with the shaping added.
 
     Args:

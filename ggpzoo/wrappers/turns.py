@@ -1,17 +1,17 @@
 """Turn decomposition: one game action as a few small masked cell choices.
 
-* :class:`MoveDecomposition` - each from/to action ``src * cells + dst`` of
+* [`MoveDecomposition`][ggpzoo.wrappers.turns.MoveDecomposition] - each from/to action ``src * cells + dst`` of
   ``amazons_split_v0``, ``mad_bishops_v0``, ``skirmish_v0`` and ``skirmish_endgame_v0``
   becomes two actions of ``Discrete(cells)``: the source cell, then the destination. A
   source choice with one option (the fire step of ``amazons_split_v0``, a lone piece that
   can move) is made by the wrapper.
 
-A game whose actions name other cells keeps its own subclass of :class:`TurnDecomposition`
-in its folder, named by its spec: ``amazons_v0``'s ``AmazonsTurnDecomposition``
-(:mod:`ggpzoo.envs.amazons.turns`) makes each turn (one action of ``Discrete(86980)``)
-three actions of ``Discrete(100)``: the queen's cell, its destination, the arrow's cell.
-All share :class:`TurnDecomposition`: each choice is masked to the cells that some legal
-action still allows, and the choices made are marked in the observation.
+A game whose actions name other cells keeps its own subclass of
+[`TurnDecomposition`][ggpzoo.wrappers.turns.TurnDecomposition] in its folder, named by its spec: ``amazons_v0``'s
+``AmazonsTurnDecomposition`` ([`ggpzoo.envs.amazons.turns`][ggpzoo.envs.amazons.turns]) makes each turn (one action of
+``Discrete(86980)``) three actions of ``Discrete(100)``: the queen's cell, its destination, the arrow's cell.
+All share [`TurnDecomposition`][ggpzoo.wrappers.turns.TurnDecomposition]: each choice is masked to the cells that some
+legal action still allows, and the choices made are marked in the observation.
 
 A policy with a 100-way head learns far more easily than one with a 10,000-way or
 86,980-way head: the choices share the board features, and the masks rule out every
@@ -49,8 +49,8 @@ class TurnDecomposition(RewardAccounting):
 
     The agent in control stays selected for all its choices; the wrapped env steps on the
     last one, with the one legal action that agrees with every choice. Subclasses set
-    ``STAGES`` (the choices' names) and implement :meth:`_split` (action ids to their cells)
-    and :meth:`_why_not` (why a cell is no legal choice).
+    ``STAGES`` (the choices' names) and implement `_split()` (action ids to their cells)
+    and `_why_not()` (why a cell is no legal choice).
 
     Observation: the wrapped env's planes, then one plane per choice but the last, marking
     the cell chosen (empty until chosen; every agent sees them). ``action_mask`` allows
@@ -149,7 +149,7 @@ class TurnDecomposition(RewardAccounting):
         return chosen
 
     def _stage_mask(self) -> np.ndarray:
-        """The cells open now (:func:`ggpzoo.engine.turns.stage_mask`, the batched env's rule too)."""
+        """The cells open now (`ggpzoo.engine.turns.stage_mask()`, the batched env's rule too)."""
         parts = np.ascontiguousarray(self._turns()[1], np.int32)
         rows = np.arange(len(parts), dtype=np.int32)
         mask = np.zeros(self.cells, np.int8)

@@ -7,11 +7,35 @@
 | Agents             | `['white', 'black']`                                                 |
 | Action space       | `Discrete(86980)`                                                    |
 | Observation        | `Box(0, 1, (10, 10, 3), int8)` plus `action_mask` `(86980,)` int8    |
-| Rule sheet         | `amazons.kif` (RULES.md, section "amazons")                          |
+| Rule sheet         | `amazons.kif` (exact rules below)                          |
 
 10x10 board, four queens each. A turn moves one queen like a chess queen over empty
 cells, then fires an arrow from its new cell, again along a queen line over empty cells;
 the arrow may cross or land on the cell the queen just left. Arrows stay for good.
+
+### Rules
+The exact rules, as the rule sheet `amazons.kif` states them (cells are 1-based `(x, y)`,
+x the column; see also [the rules every game shares](index.md#rules-every-game-shares)):
+
+* **Board and start.** 10x10, empty except four white queens on (4,1), (7,1), (1,4),
+  (10,4) and four black queens on (1,7), (10,7), (4,10), (7,10). White moves first; the
+  roles alternate, one action per turn.
+* **A turn** is one action, `(play x1 y1 x2 y2 x3 y3)` in the sheet: the mover's queen on
+  (x1,y1) goes to (x2,y2), then fires an arrow onto (x3,y3).
+  * (x2,y2) lies on a rank, file or diagonal from (x1,y1); it and every cell strictly
+    between are empty (no queen, no arrow).
+  * (x3,y3) lies on a rank, file or diagonal from (x2,y2); it and every cell strictly
+    between are empty on the board *after* the queen has left (x1,y1). So the arrow may
+    fly over the vacated cell and may land on it. (Some prose descriptions forbid landing
+    on the origin; the rule sheet allows it, as do the usual rules of Amazons.)
+* **Arrows** stay for the rest of the game. Nothing is ever captured.
+* **End**: as soon as *either* role has no queen move (none of its queens has an empty
+  neighbouring cell on a rank, file or diagonal), whichever role is to move.
+* **Goals**: white 100 if black has no queen move, else 0; black 100 if white has no
+  queen move, else 0. Both are 0 while the game runs and both 100 if both are stuck at once.
+* **Check figures** (legal actions summed over every position at each depth, tested by
+  `tests/test_perft.py`): 2,176 for white at the start; 4,307,152 for black over those
+  2,176 positions.
 
 ### Observation
 From the observing agent's side (no board flip: planes use the absolute cells):
@@ -33,7 +57,7 @@ Generic wrappers (TorchRL's `PettingZooWrapper`, Tianshou's `PettingZooEnv`, Agi
 copy or convert the 86,980-entry mask at every step, which makes this env run at a few to
 a few tens of steps per second through them. There, play `amazons_split_v0` (the same
 game, 10,000 actions) or wrap this env in `AmazonsTurnDecomposition` (three choices of
-100 per turn). See the docs page "Other libraries".
+100 per turn). See [Other libraries](../guides/other_libraries.md).
 
 ### Version history
 * v0: initial release.

@@ -7,11 +7,32 @@
 | Agents             | `['white', 'black']`                                                          |
 | Action space       | `Discrete(10000)`, `a = src * 100 + dst`                                      |
 | Observation        | `Box(0, 1, (10, 10, 5), int8)` plus `action_mask` `(10000,)` int8             |
-| Rule sheet         | `amazons_10x10.kif` (RULES.md, section "amazons_split")                       |
+| Rule sheet         | `amazons_10x10.kif` (exact rules below)                       |
 
 Amazons with each turn split into two actions by the same role: first a queen move, then
 a fire from the queen that just moved. `agent_selection` stays on the same agent for the
 fire. The arrow may cross or land on the vacated origin.
+
+### Rules
+The exact rules, as the rule sheet `amazons_10x10.kif` states them (cells are 1-based
+`(x, y)`, x the column; see also [the rules every game shares](index.md#rules-every-game-shares)):
+
+* **Board and start** as in `amazons_v0`: 10x10, white queens on (4,1), (7,1), (1,4),
+  (10,4), black queens on (1,7), (10,7), (4,10), (7,10). White moves first.
+* **A turn** is two actions by the same role:
+  1. a move, `(move x1 y1 x2 y2)`: a queen of the mover goes from (x1,y1) to (x2,y2) on a
+     rank, file or diagonal; (x2,y2) and every cell strictly between are empty;
+  2. a fire, `(fire x y)`, from the queen that just moved: (x,y) is on a rank, file or
+     diagonal from it, and (x,y) and every cell strictly between are empty on the board
+     after the move (the vacated origin counts as empty).
+
+  Then the other role moves. Arrows stay; nothing is captured.
+* **End**: the role to act has no legal action. In practice this happens only at a move
+  step (a queen that just moved can always fire back onto the cell it left).
+* **Goals**, in every state: 0 to the role to act, 100 to the other.
+* **Check figures** (tested by `tests/test_perft.py`): white has 80 legal moves at the
+  start; after white's (4,1)->(4,5) it has 32 fire targets; summed over the 80 moves,
+  2,176 fire actions (the 2,176 turns of `amazons_v0`).
 
 ### Observation
 From the observing agent's side: plane 0 its own queens, plane 1 the opponent's queens,

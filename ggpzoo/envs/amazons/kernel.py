@@ -1,6 +1,6 @@
 """Rules kernel of Amazons (``amazons.kif``) and Amazons 10x10 (``amazons_10x10.kif``).
 
-Both games share the board and start; RULES.md sections "amazons" and "amazons_split" are
+Both games share the board and start; the rules on docs/games/amazons_v0.md and amazons_split_v0.md are
 the contract. ``aux[VARIANT]`` picks the game:
 
 * ``AMAZONS`` (0): one action is a whole turn, queen move plus arrow, Discrete(86_980).
@@ -219,7 +219,7 @@ def goals(board, aux):
 def mobility(board):
     """``(white, black)``: the empty cells each side's queens reach in one queen move,
     summed over its queens (a cell reached by two queens counts twice). Not a rule: the
-    potential of :class:`ggpzoo.wrappers.PotentialShaping`."""
+    potential of `ggpzoo.wrappers.PotentialShaping`."""
     lens = np.empty(8, np.int64)
     white = black = 0
     for c in range(N):
@@ -234,9 +234,9 @@ def mobility(board):
 
 @njit(cache=True)
 def mobility_balance(board, aux):
-    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` (:func:`mobility`), in [-1, 1]: the
+    """White's mobility balance ``(Mw - Mb) / (Mw + Mb)`` (`mobility()`), in [-1, 1]: the
     side that runs out of moves loses. Not a rule: the potential of
-    :class:`ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
+    `ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
     white, black = mobility(board)
     total = white + black
     return 0.0 if total == 0 else (white - black) / total
@@ -247,7 +247,7 @@ def stage_board(board, chosen, stage, out):
     """The board a turn decomposition shows after ``stage`` of an amazons_v0 turn's cells
     ``chosen`` (queen, destination, arrow): at the arrow stage (2) the queen stands on its
     destination, not yet firing; before it, the board as it is. Not a rule: the view of
-    :class:`~ggpzoo.envs.amazons.turns.AmazonsTurnDecomposition` and of the batched
+    `AmazonsTurnDecomposition` and of the batched
     self-play env."""
     out[:] = board
     if stage == 2:
@@ -259,7 +259,7 @@ def stage_board(board, chosen, stage, out):
 def reach_planes(board, role, out):
     """``out[y, x, 0]`` = 1 where a queen of ``role`` reaches the empty cell (x, y) in one
     queen move, ``out[y, x, 1]`` the same for the other role; 0 elsewhere. Not a rule: the
-    extra planes of :class:`ggpzoo.wrappers.ReachPlanes`."""
+    extra planes of `ggpzoo.wrappers.ReachPlanes`."""
     out[:] = 0
     lens = np.empty(8, np.int64)
     for c in range(N):
@@ -302,7 +302,7 @@ def _queen_distance(board, piece, dist, queue):
 @njit(cache=True)
 def territory_planes(board, role, out):
     """The feature planes of ``role``'s view, ``out`` (H, W, 4), 1 on empty cells: ``0``/``1``
-    those ``role``'s / the other role's queens reach in one queen move (:func:`reach_planes`),
+    those ``role``'s / the other role's queens reach in one queen move (`reach_planes()`),
     ``2``/``3`` those ``role``'s / the other role's queens reach in fewer queen moves than
     the other side's (the queen-distance territory of Amazons programs). Not a rule: the
     extra input planes of the AlphaZero network (``GameSpec.feature_planes``)."""
@@ -366,8 +366,8 @@ def from_string(rows: str, variant: int = AMAZONS, role: int = 0) -> tuple[np.nd
 
 
 # ----------------------------------------------------------------------------- state check
-# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
-# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+# Codes of `check_state()`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail `check_state_detail()` returns, ``{cell}`` the same as a 1-based cell).
 CHECK_MESSAGES = (
     "",
     "cell {cell} holds {value}: board values are 0 empty, 1 white queen, 2 black queen, 3 arrow",
@@ -396,7 +396,7 @@ def check_state_detail(board, aux):
     Checked: cell values; at most 4 queens a side (so legal lists fit ``MAX_LEGAL``); role,
     variant, phase; the firer of a fire phase is a queen of the role in control, and there
     is none outside one; the step counts the arrows (one per amazons action, one per move
-    and fire of amazons_split). Drawings from :func:`from_string` set the step.
+    and fire of amazons_split). Drawings from `from_string()` set the step.
     """
     if board.shape[0] != N or aux.shape[0] != AUX_SIZE:
         return 12, board.shape[0]
@@ -442,5 +442,5 @@ def check_state_detail(board, aux):
 @njit(cache=True)
 def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
-    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]

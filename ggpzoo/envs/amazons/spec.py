@@ -1,4 +1,4 @@
-"""The specs of ``amazons_v0`` and ``amazons_split_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
+"""The specs of ``amazons_v0`` and ``amazons_split_v0`` (see `ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The Amazons turn decomposition: each ``amazons_v0`` turn as three cell choices.
 
-:class:`AmazonsTurnDecomposition` is this game's ``decomposition`` in its spec; it is also
-importable as ``ggpzoo.wrappers.AmazonsTurnDecomposition``. Moved here from
+[`AmazonsTurnDecomposition`][ggpzoo.envs.amazons.turns.AmazonsTurnDecomposition] is this game's ``decomposition`` in its
+spec; it is also importable as ``ggpzoo.wrappers.AmazonsTurnDecomposition``. Moved here from
 ``ggpzoo.wrappers.turns`` in 0.3.0.
 
 >>> from ggpzoo.envs import amazons_v0
@@ -41,11 +41,11 @@ class AmazonsTurnDecomposition(TurnDecomposition):
     stage, the queen at the destination stage, both at the arrow stage. At the arrow stage
     the board planes show the queen already on its destination, as the arrow will see the
     board (and as amazons_split_v0 shows its fire step); so do the planes of a
-    :class:`~ggpzoo.wrappers.ReachPlanes` inside this wrapper. ``action_mask`` allows
+    [`ReachPlanes`][ggpzoo.wrappers.ReachPlanes] inside this wrapper. ``action_mask`` allows
     exactly the cells that complete to at least one legal turn.
 
     Rewards: 0 for the first two choices; the third passes on the wrapped env's rewards of
-    the turn. With a :class:`~ggpzoo.wrappers.PotentialShaping` inside, the destination
+    the turn. With a [`PotentialShaping`][ggpzoo.wrappers.PotentialShaping] inside, the destination
     already pays the shaping of the queen's move (the potential of the board with the queen
     moved, minus the potential before), and the arrow the rest of the turn's rewards, so
     the turn pays the same in all. An illegal choice raises ``ValueError`` saying why, and
@@ -53,7 +53,7 @@ class AmazonsTurnDecomposition(TurnDecomposition):
 
     Args:
         env: ``amazons_v0.env()`` or ``amazons_v0.raw_env()``, possibly inside reward,
-            shaping and :class:`~ggpzoo.wrappers.ReachPlanes` wrappers.
+            shaping and [`ReachPlanes`][ggpzoo.wrappers.ReachPlanes] wrappers.
     """
 
     STAGES = ("queen", "destination", "arrow")
@@ -101,8 +101,8 @@ class AmazonsTurnDecomposition(TurnDecomposition):
         super()._begin(rewards)
 
     def _choice_rewards(self):
-        """With a :class:`~ggpzoo.wrappers.PotentialShaping` inside, the destination pays the
-        potential's change from the queen's move, and the arrow (:meth:`_action_rewards`) the
+        """With a `PotentialShaping` inside, the destination pays the
+        potential's change from the queen's move, and the arrow (`_action_rewards()`) the
         rest of the turn's: the turn pays what it paid, the queen's part one choice earlier."""
         if self._shaping is None or self.stage != 2:
             return {}

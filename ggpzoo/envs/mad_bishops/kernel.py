@@ -1,6 +1,7 @@
 """Rules kernel of Mad Bishops (``madBishops.kif``; game by Mark Steere).
 
-RULES.md sections "Common" and "mad_bishops" are the contract.
+The rules on docs/games/mad_bishops_v0.md and docs/games/index.md ("Rules every game shares")
+are the contract.
 
 Board (``int8[100]``, cell ``c = (y - 1) * 10 + (x - 1)``; row y = 10 at the top; files
 a..j are x = 1..10)::
@@ -21,7 +22,7 @@ stays on the cells where x + y is even for the whole game.
 Action ids (the public contract): ``src * 100 + dst``, the cells of the piece and of
 its destination. Discrete(10_000); ids that are not diagonal moves are never legal.
 
-Legality, on the board before the move (RULES.md): a piece *threatens an opposing piece*
+Legality, on the board before the move (docs/games/mad_bishops_v0.md): a piece *threatens an opposing piece*
 when that piece is the first occupied cell along one of its four diagonals, and *threatens
 an empty cell* on one of its diagonals when every cell in between is empty. A move is a
 capture of a threatened opposing piece, or, for a piece that threatens no opposing piece,
@@ -32,7 +33,7 @@ two colour classes; each diagonal line lies in one class. Theorem: the role in c
 has a legal action if and only if some colour class holds pieces of both roles. So in
 play from the start (everything on x + y even) the game never gets stuck: it ends exactly
 when a role has lost its last piece. The "Common" stuck rule only fires in positions
-built by hand, e.g. with the two roles on different colour classes. :func:`is_terminal`
+built by hand, e.g. with the two roles on different colour classes. `is_terminal()`
 uses the theorem; the tests check it against the move generator on random positions.
 
 Proof. Both roles have a legal action when there is an *interaction*: (a) a white and a
@@ -216,7 +217,7 @@ def goals(board, aux):
 def material_balance(board, aux):
     """White's material balance ``(Nw - Nb) / (Nw + Nb)`` over the pieces on the board, in
     [-1, 1]: the side that loses its last piece loses. Not a rule: the potential of
-    :class:`ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
+    `ggpzoo.wrappers.PotentialShaping` and of the batched self-play env."""
     white = 0
     black = 0
     for c in range(N):
@@ -233,7 +234,7 @@ def reach_planes(board, role, out):
     """``out[y, x, 0]`` = 1 on every cell a piece of ``role`` covers: the empty cells along
     its diagonals up to the first occupied one, and that one, whoever holds it (an opposing
     piece it threatens, or its own side's piece it defends); ``out[y, x, 1]`` the same for
-    the other role. Not a rule: the extra planes of :class:`ggpzoo.wrappers.ReachPlanes`."""
+    the other role. Not a rule: the extra planes of `ggpzoo.wrappers.ReachPlanes`."""
     out[:] = 0
     for c in range(N):
         v = board[c]
@@ -284,8 +285,8 @@ def from_string(rows: str, role: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 # ----------------------------------------------------------------------------- state check
 STEP_MAX = 2**31 - 2  # aux[STEP] is int32 and grows by one per action
-# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
-# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+# Codes of `check_state()`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail `check_state_detail()` returns, ``{cell}`` the same as a 1-based cell).
 CHECK_MESSAGES = (
     "",
     "cell {cell} holds {value}: board values are 0 empty, 1 white, 2 black",
@@ -335,5 +336,5 @@ def check_state_detail(board, aux):
 @njit(cache=True)
 def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
-    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]

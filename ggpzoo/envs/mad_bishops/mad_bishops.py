@@ -8,7 +8,7 @@
 | Action space       | `Discrete(10000)`, `a = src * 100 + dst`                                      |
 | Observation        | `Box(0, 1, (10, 10, 3), int8)` plus `action_mask` `(10000,)` int8             |
 | Arguments          | `render_mode=None`, `"ansi"`, `"rgb_array"` or `"human"`; `max_steps=None` or a positive int |
-| Rule sheet         | `madBishops.kif`, a game by Mark Steere (RULES.md, section "mad_bishops")     |
+| Rule sheet         | `madBishops.kif`, a game by Mark Steere (rules below)     |
 
 10x10 board, files a..j (x = 1..10), 25 bishops each: white on the cells with x and y
 odd, black on those with x and y even. Every piece moves like a chess bishop over empty
@@ -22,6 +22,30 @@ cells, and either
 Threats are judged on the board before the move. Capturing is not compulsory: a piece
 with a capture may only capture, but another piece of the same side may step instead.
 White moves first. The game ends when a role has lost its last piece.
+
+### Rules
+The exact rules, as the rule sheet `madBishops.kif` states them (cells are 1-based
+`(x, y)`, files a..j are x = 1..10; see also [the rules every game shares](index.md#rules-every-game-shares)):
+
+* **Board and start.** 10x10. White has a piece on every cell with x and y both in
+  {1, 3, 5, 7, 9} (25 pieces), black on every cell with x and y both in {2, 4, 6, 8, 10}
+  (25 pieces). White moves first; the roles alternate.
+* **Threats**, judged on the board before the move: a piece *threatens an opposing piece*
+  when that piece is the first occupied cell along one of its four diagonals (any
+  distance); it *threatens an empty cell* on one of its diagonals when every cell in
+  between is empty.
+* **A move** `(move x1 y1 x2 y2)` of the role in control is legal when either
+  1. (capture) its piece on (x1,y1) threatens the opposing piece on (x2,y2); or
+  2. its piece on (x1,y1) threatens no opposing piece, (x2,y2) is an empty cell it
+     threatens, and some opposing piece threatens (x2,y2).
+
+  Capturing is not compulsory: another piece of the same side may make a type-2 move
+  while some piece could capture. The piece lands on (x2,y2), removing what stood there.
+* **End**: a role has no pieces left. There is no step limit.
+* **Goals**: 100 to a role that still has a piece, 0 to one that has none (100 and 100
+  while the game runs).
+* **Check figures** (tested by `tests/test_perft.py`): white has 81 legal actions at the
+  start, all captures; summed over them, black has 6,130.
 
 ### Observation
 From the observing agent's side (no board flip: planes use the absolute cells),
@@ -42,7 +66,7 @@ cells; `raw_env.step` raises a `ValueError` that says why an illegal action is i
 Goals in every state (`infos[agent]["goal"]`): 100 to a role that still has a piece,
 0 to one that has none, so 100/100 while the game runs. The game ends when a role has no
 piece: the winner gets reward +1, the loser -1, at the end only. The rules' "no legal
-action" end (RULES.md, "Common") cannot happen in play from the start: the side to move
+action" end (the rules every game shares) cannot happen in play from the start: the side to move
 always has a legal action while some colour class of cells holds pieces of both sides
 (see the kernel's docstring for the proof), and all pieces stay on the cells where x + y
 is even. It would end the game at 100/100, rewards 0/0.

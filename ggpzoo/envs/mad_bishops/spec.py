@@ -1,4 +1,4 @@
-"""The spec of ``mad_bishops_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
+"""The spec of ``mad_bishops_v0`` (see `ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 

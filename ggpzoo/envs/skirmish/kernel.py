@@ -1,6 +1,7 @@
 """Rules kernel of Skirmish w/ Holes (``skirmishHoles.kif``) and Skirmish Endgame 1 (``skirmishFinal1.kif``).
 
-RULES.md sections "Common", "skirmish" and "skirmish_endgame" are the contract. Both games
+The rules on docs/games/skirmish_v0.md, skirmish_endgame_v0.md and index.md ("Rules every
+game shares") are the contract. Both games
 are chess without check, castling or en passant on an 8x8 board with four holes; a pawn
 reaching the far rank becomes a queen. ``aux[VARIANT]`` picks the game, and the parameter
 tables below hold every difference except the start position:
@@ -31,7 +32,7 @@ actions applied; the rule sheet's ``step`` is ``1 + aux[STEP]``.
 Action ids (the public contract): ``src * 64 + dst``, Discrete(4096). Promotion is always
 to a queen, so a move needs no more.
 
-Two terminal tests (RULES.md):
+Two terminal tests (docs/games/skirmish_v0.md):
 
 * the rule sheet's (``hasLegalMove``): a role, either one, has no move, where a rook's,
   bishop's, queen's or king's step or a knight's jump that *lands on a hole* counts (the
@@ -71,7 +72,7 @@ HOLE_CELLS = tuple((y - 1) * W + (x - 1) for x, y in HOLES)
 LIMIT = np.array([99, 59], np.int32)  # actions after which the game is over (step 100 / 60)
 PUSHES = np.array([True, False])  # pawns may move straight forward
 CAPTURE_SCALE = np.array([16, 10], np.int32)  # the most captures possible; observation scale
-# GOAL[variant, captures]: the score tables of RULES.md (the endgame caps at 10 captures).
+# GOAL[variant, captures]: the score tables of docs/games/skirmish_v0.md (the endgame caps at 10 captures).
 GOAL = np.array(
     [
         [0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 66, 72, 79, 86, 93, 100],
@@ -240,7 +241,7 @@ def has_move(board, role, pushes, mode):
             if src // W == PAWN_LAST[role]:
                 continue
             one = src + PAWN_STEP[role]
-            # In both modes a push needs an empty cell (never a hole: RULES.md, skirmish). A
+            # In both modes a push needs an empty cell (never a hole: docs/games/skirmish_v0.md). A
             # double step needs the single one free, so it adds no move.
             if pushes and board[one] == EMPTY:
                 return True
@@ -309,7 +310,7 @@ def reach_planes(board, role, out):
     cover their two forward diagonals, knights their jumps, the king its neighbours, the
     sliders every cell along their lines up to and including the first piece; holes are
     never covered and block the lines. Not a rule: the extra planes of
-    :class:`ggpzoo.wrappers.ReachPlanes` (what greedy play takes and what defends)."""
+    `ggpzoo.wrappers.ReachPlanes` (what greedy play takes and what defends)."""
     out[:] = 0
     for src in range(N):
         c = COLOR[board[src]]
@@ -431,8 +432,8 @@ for _v, _start in ((SKIRMISH, START_SKIRMISH), (ENDGAME, START_ENDGAME)):
 del _v, _start, _t
 IS_HOLE = np.zeros(N, np.bool_)
 IS_HOLE[list(HOLE_CELLS)] = True
-# Codes of :func:`check_state`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
-# detail :func:`check_state_detail` returns, ``{cell}`` the same as a 1-based cell).
+# Codes of `check_state()`; ``CHECK_MESSAGES[code]`` says what is wrong (``{d}`` is the
+# detail `check_state_detail()` returns, ``{cell}`` the same as a 1-based cell).
 CHECK_MESSAGES = (
     "",
     "cell {cell} holds {value}: board values are 0 empty, 1..6 white and 7..12 black pieces, 13 hole",
@@ -531,5 +532,5 @@ def check_state_detail(board, aux):
 @njit(cache=True)
 def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
-    (``CHECK_MESSAGES``); see :func:`check_state_detail`."""
+    (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]

@@ -7,7 +7,7 @@
 | Agents             | `['white', 'black']`                                                   |
 | Action space       | `Discrete(4096)`, `a = src * 64 + dst`                                 |
 | Observation        | `Box(0, 1, (8, 8, 17), float32)` plus `action_mask` `(4096,)` int8     |
-| Rule sheet         | `skirmishHoles.kif` (RULES.md, section "skirmish")                     |
+| Rule sheet         | `skirmishHoles.kif` (exact rules below)                     |
 
 Chess pieces from the chess array on an 8x8 board with four holes, (3,3), (6,3), (3,6) and
 (6,6), that nothing may stand on or slide across (knights jump over them). There is no
@@ -16,6 +16,46 @@ captured, and the game goes on. A pawn steps one cell forward onto an empty cell
 from its home rank when both cells are empty, captures one cell diagonally forward, and
 becomes a queen on the far rank. The aim is to capture: each role scores from its own
 capture count.
+
+### Rules
+The exact rules, as the rule sheet `skirmishHoles.kif` states them (cells are 1-based
+`(x, y)`, x the column; see also [the rules every game shares](index.md#rules-every-game-shares)):
+
+* **Board.** 8x8 with four holes, (3,3), (3,6), (6,3), (6,6): nothing ever stands on a hole.
+* **Start**: the chess array. White: rook (1,1), knight (2,1), bishop (3,1), queen (4,1),
+  king (5,1), bishop (6,1), knight (7,1), rook (8,1), pawns on all of rank 2; black the
+  same on ranks 8 and 7 (queen (4,8), king (5,8)). Both capture counts 0; step 1. White
+  moves first; the roles alternate.
+* **A move** `(move x1 y1 x2 y2)`: the piece on (x1,y1) is the mover's, the move is valid
+  for its type, and (x2,y2) is neither a hole nor occupied by one of the mover's pieces.
+  * Rook, bishop and queen slide as in chess; every cell strictly between must be empty
+    and not a hole.
+  * Knight: the eight L-shaped jumps, over anything, but never onto a hole.
+  * King: one cell in any of the eight directions. There is no check, checkmate or
+    castling: the king is an ordinary piece and may be captured.
+  * Pawn (white; black's mirror this, moving down): one cell forward onto an empty cell
+    that is not a hole; two cells from rank 2 to rank 4 when the cells on ranks 3 and 4 of
+    its file are both empty and not holes; one cell diagonally forward onto an opponent's
+    piece. No en passant. A pawn reaching the far rank (8 for white, 1 for black) becomes
+    a queen.
+* **Captures**: a move onto an opponent's piece removes it and adds 1 to the mover's
+  capture count.
+* **End**, whichever comes first: a role has no pieces; a role (either one, whoever is to
+  move) has no move under the rule sheet's test; step 100 is reached (after 99 actions);
+  or the role to act has no legal action.
+  * The sheet's no-move test (`hasLegalMove`) is the legal-move test without "the
+    destination is not a hole": a rook's, bishop's, queen's or king's step, or a knight's
+    jump, that lands on a hole counts as a move for it (a defect of the sheet, hence the
+    last end condition). A pawn's move never does: a push needs its target cells empty and
+    not holes, and a capture needs an opponent's piece on the target.
+  * Example: white has only pawns on (3,5), (5,4), (6,2); black has pawns on (3,7), (5,5),
+    a king on (7,7) and a knight on (7,8); black is to move. White has no move under the
+    test (the pushes to (3,6) and (6,3) would land on holes, (5,4) is blocked), so the
+    state is terminal.
+* **Goals**, in every state, from the role's own capture count: 0, 6, 12, 18, 24, 30, 36,
+  42, 48, 54, 60, 66, 72 for 0..12 captures, then 79, 86, 93, 100 for 13..16.
+* **Check figures** (tested by `tests/test_perft.py`): white has 14 legal actions at the
+  start; 196 summed over black's replies; 3,230 at the next depth.
 
 ### Observation
 `obs[y-1, x-1, p]`, absolute cells (no board flip), own/opponent from the observing
@@ -37,7 +77,7 @@ Each role's goal, in every state, comes from its own capture count: 0, 6, 12, ..
 `"captures"`. The game ends when a role has no pieces; when a role (either one) has no
 move under the rule sheet's test, which also counts a piece's move that lands on a hole
 but never a pawn's (a pawn facing a hole is blocked); when the role to act has no legal
-action (RULES.md "Common"); or at step 100, i.e. after 99 actions.
+action (the rules every game shares); or at step 100, i.e. after 99 actions.
 Reward at the end only: +1 to the higher goal, -1 to the lower, 0 each when equal.
 
 ### Version history

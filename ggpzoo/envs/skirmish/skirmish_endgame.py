@@ -7,13 +7,29 @@
 | Agents             | `['white', 'black']`                                                                  |
 | Action space       | `Discrete(4096)`, `a = src * 64 + dst`                                                |
 | Observation        | `Box(0, 1, (8, 8, 17), float32)` plus `action_mask` `(4096,)` int8                    |
-| Rule sheet         | `skirmishFinal1.kif` (RULES.md, section "skirmish_endgame")                           |
+| Rule sheet         | `skirmishFinal1.kif` (exact rules below)                           |
 
 Skirmish with holes (see `skirmish_v0`) from a reduced start: 10 pieces each, no queens and
 no kings. White has knights (2,1), (7,1), bishops (3,1), (6,1), rooks (4,1), (5,1) and pawns
 (3,2)..(6,2); black mirrors them on ranks 8 and 7. Pawns never push: they move only by
 capturing one cell diagonally forward, and still become queens on the far rank. The
 game is at most 59 actions long and scores 10 per capture.
+
+### Rules
+The exact rules, as the rule sheet `skirmishFinal1.kif` states them: those of
+[`skirmish_v0`](skirmish_v0.md) (board, holes, piece moves, captures, promotion, the
+sheet's no-move test; see also [the rules every game shares](index.md#rules-every-game-shares)), with these differences:
+
+* **Start**, 10 pieces each, no queens, no kings. White: knights (2,1), (7,1); bishops
+  (3,1), (6,1); rooks (4,1), (5,1); pawns (3,2), (4,2), (5,2), (6,2). Black mirrors them
+  on ranks 8 and 7: knights (2,8), (7,8); bishops (3,8), (6,8); rooks (4,8), (5,8); pawns
+  (3,7), (4,7), (5,7), (6,7).
+* **Pawns** move only by capturing, one cell diagonally forward onto an opponent's piece;
+  they never push. A pawn reaching the far rank still becomes a queen.
+* **End** also at step 60 (after 59 actions), besides the `skirmish_v0` conditions.
+* **Goals**: 10 per capture, 0..100 (10 captures is the most possible).
+* **Check figures** (tested by `tests/test_perft.py`): white has 6 legal actions at the
+  start; then 36 and 300, summed, at the next two depths.
 
 ### Observation
 As in `skirmish_v0`, `obs[y-1, x-1, p]`, absolute cells, own/opponent from the observing
@@ -32,7 +48,7 @@ Each role's goal, in every state, is 10 per capture it has made (0..100). `infos
 holds `"goal"` and `"captures"`. The game ends when a role has no pieces; when a role
 (either one) has no move under the rule sheet's test, which also counts a piece's move
 that lands on a hole (pawns have no pushes here); when the role to act has no legal action
-(RULES.md "Common"); or at step 60, i.e. after 59 actions. Reward at the end only: +1 to
+(the rules every game shares); or at step 60, i.e. after 59 actions. Reward at the end only: +1 to
 the higher goal, -1 to the lower, 0 each when equal.
 
 ### Version history

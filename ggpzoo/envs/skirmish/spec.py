@@ -1,4 +1,4 @@
-"""The specs of ``skirmish_v0`` and ``skirmish_endgame_v0`` (see :class:`ggpzoo.envs.gamespec.GameSpec`)."""
+"""The specs of ``skirmish_v0`` and ``skirmish_endgame_v0`` (see `ggpzoo.envs.gamespec.GameSpec`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Gumbel AlphaZero for the ggpzoo games: the network and its files
-(:mod:`~ggpzoo.training.az.net`) and self-play training (:mod:`~ggpzoo.training.az.train`);
-the search itself is :mod:`ggpzoo.agents.gumbel`.
+(`net`) and self-play training (`train`);
+the search itself is `ggpzoo.agents.gumbel`.
 
     python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/skirmish
 

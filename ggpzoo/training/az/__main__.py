@@ -1,5 +1,5 @@
 """``python -m ggpzoo.training.az --env ENV --minutes M --out DIR``: Gumbel AlphaZero self-play
-training (:func:`ggpzoo.training.az.train`)."""
+training (`ggpzoo.training.az.train()`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Self-play of a two-role GDL game for :func:`ggpzoo.training.az.train` (``--env gdl:SHEET``).
+"""Self-play of a two-role GDL game for `ggpzoo.training.az.train()` (``--env gdl:SHEET``).
 
-:class:`GDLSelfPlay` is the GDL games' side of the training loop's game adapter (the
-hand-written games' is :class:`ggpzoo.training.az.train.KernelSelfPlay`): the games are a
-:class:`~ggpzoo.gdl.batch.GDLVectorGames` (forced moves played through, restarted when they
-end), the search :class:`~ggpzoo.agents.gdl_gumbel.GDLGumbelSearch`, the network
-:class:`~ggpzoo.training.az.net.GDLAZNet` (``config.channels`` is its width, 128 by default),
+`GDLSelfPlay` is the GDL games' side of the training loop's game adapter (the
+hand-written games' is `ggpzoo.training.az.train.KernelSelfPlay`): the games are a
+`GDLVectorGames` (forced moves played through, restarted when they
+end), the search `GDLGumbelSearch`, the network
+`GDLAZNet` (``config.channels`` is its width, 128 by default),
 and the strength check the network alone against random play (no greedy player: it needs
 a kernel's goals).
 """
@@ -51,7 +51,7 @@ class GDLSelfPlay:
         return GDLAZNet(self.env, width=config.channels, blocks=config.blocks)
 
     def cells(self) -> np.ndarray:
-        """One action part whose cells are the action ids (see :class:`GDLAZNet`)."""
+        """One action part whose cells are the action ids (see `GDLAZNet`)."""
         return np.arange(max(len(m) for m in self.game.actions.values()), dtype=np.int64)[:, None]
 
     def search(self, config, evaluate, seed: int) -> GDLGumbelSearch:

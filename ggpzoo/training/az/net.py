@@ -1,22 +1,23 @@
 """The AlphaZero network: a small residual CNN with a factored policy head, and its files.
 
-:class:`AZNet` reads the observation planes ``(H, W, planes)`` (from the role to act) and
-gives, for each part of an action (:attr:`~ggpzoo.envs.gamespec.GameSpec.action_parts`:
+[`AZNet`][ggpzoo.training.az.net.AZNet] reads the observation planes ``(H, W, planes)`` (from the role to act) and
+gives, for each part of an action ([`action_parts`][ggpzoo.envs.gamespec.GameSpec]:
 piece and destination; queen, destination and arrow), one logit per cell, and a value in
 [-1, 1] for the role to act. An action's logit is the sum of its parts' logits
-(:func:`action_logits`), so amazons_v0's 86,980 actions need a head of 3 x 100 numbers.
+([`action_logits()`][ggpzoo.training.az.net.action_logits]), so amazons_v0's 86,980 actions need a head of 3 x 100
+numbers.
 
-:class:`GDLAZNet` is the network of a GDL game (``gdl:SHEET``): a residual MLP over the
+[`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet] is the network of a GDL game (``gdl:SHEET``): a residual MLP over the
 env's observation (a byte per fluent, then a one-hot of the role to act), one policy head
 per role over its action ids, the logits of the role to act given as ``(B, 1, A)``: one
 action part whose "cells" are the action ids, so that the search, the agent and the losses
 treat both networks alike.
 
-Files: :func:`save_model` writes ``PATH.json`` (what to build: the format, the env, the
-network's size) and ``PATH.pt`` (its ``state_dict``, tensors only); :func:`load_model`
+Files: [`save_model()`][ggpzoo.training.az.net.save_model] writes ``PATH.json`` (what to build: the format, the env, the
+network's size) and ``PATH.pt`` (its ``state_dict``, tensors only); [`load_model()`][ggpzoo.training.az.net.load_model]
 reads them back with ``torch.load(weights_only=True)``, which refuses anything but
 tensors and plain containers, so loading a file runs none of its code (the conventions
-of :mod:`ggpzoo.agents.weights`).
+of `ggpzoo.agents.weights`).
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ class AZNet(nn.Module):
     ``Linear(1)``, tanh.
 
     Input: the observation planes, then with ``features`` the game's feature planes
-    (:attr:`~ggpzoo.envs.gamespec.GameSpec.feature_planes`), ``(B, H, W, planes)`` with
-    :attr:`input_shape`, as :func:`ggpzoo.engine.dispatch.net_input` writes them.
+    ([`feature_planes`][ggpzoo.envs.gamespec.GameSpec]), ``(B, H, W, planes)`` with
+    [`input_shape`][ggpzoo.training.az.net.AZNet], as `ggpzoo.engine.dispatch.net_input()` writes them.
 
     Args:
         env_name: the game (its observation shape and action parts).
@@ -120,7 +121,8 @@ class GDLAZNet(nn.Module):
     residual blocks of two ``Linear(width)``, then the heads.
 
     Input: the env's ``observation``, int8 ``(B, F + R)``: one byte per fluent of the base
-    set, then a one-hot of the role to act (:meth:`ggpzoo.gdl.batch.GDLVectorGames.observe`).
+    set, then a one-hot of the role to act
+    ([`ggpzoo.gdl.batch.GDLVectorGames.observe()`][ggpzoo.gdl.batch.GDLVectorGames.observe]).
     Policy: ``Linear(width -> R * A)``, one head per role over its action ids (``A`` the
     larger role's action count); the head of the role to act is given, as ``(B, 1, A)``
     (ids past a role's count are never legal). Value: ``Linear(width -> value_hidden)``,
@@ -186,7 +188,7 @@ def action_logits(part_logits: torch.Tensor, rows: torch.Tensor, cells: torch.Te
 
 
 def evaluator(net: nn.Module, device: str | torch.device = "cpu"):
-    """``evaluate(obs) -> (part_logits, values)`` as numpy, for :class:`~ggpzoo.agents.gumbel.GumbelSearch`."""
+    """``evaluate(obs) -> (part_logits, values)`` as numpy, for [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch]."""
 
     @torch.no_grad()
     def evaluate(obs: np.ndarray):
@@ -233,8 +235,8 @@ def save_model(net: nn.Module, path: str, **info) -> str:
 
 
 def load_model(path: str, env_name: str | None = None) -> nn.Module:
-    """The network stored by :func:`save_model` at ``PATH.json`` (or ``PATH``), on the CPU,
-    in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
+    """The network stored by [`save_model()`][ggpzoo.training.az.net.save_model] at ``PATH.json`` (or ``PATH``), on the
+    CPU, in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
     for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
     from ggpzoo.agents.weights import load_weights, read_description
 

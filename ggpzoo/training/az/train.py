@@ -1,8 +1,8 @@
 """Gumbel AlphaZero training: batched self-play with search, a replay buffer, one network.
 
-:func:`train` alternates a move of every self-play game (one :class:`GumbelSearch` of all
-of them, one batched network call per simulation) with gradient steps on samples of the
-replay buffer: the policy loss is the cross-entropy to the search's improved policy
+[`train()`][ggpzoo.training.az.train.train] alternates a move of every self-play game (one
+[`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch] of all of them, one batched network call per simulation) with
+gradient steps on samples of the replay buffer: the policy loss is the cross-entropy to the search's improved policy
 ``softmax(logits + sigma(completed Q))`` over the legal actions, the value loss the
 squared error to the game's outcome (+1, -1, 0) for the role that acted. Every
 ``checkpoint_minutes`` it writes ``OUT/checkpoint.pt`` (network, optimizer, counters)
@@ -13,8 +13,8 @@ search) against random and greedy players. Each save also keeps a copy of the ne
 against training time, and the replay buffer as ``OUT/buffer.npz``. ``resume=True`` goes on
 from the checkpoint and the buffer.
 
-What depends on the kind of game is one adapter: :class:`KernelSelfPlay` for the
-hand-written games, :class:`ggpzoo.training.az.gdl.GDLSelfPlay` for a two-role GDL game
+What depends on the kind of game is one adapter: [`KernelSelfPlay`][ggpzoo.training.az.train.KernelSelfPlay] for the
+hand-written games, `ggpzoo.training.az.gdl.GDLSelfPlay` for a two-role GDL game
 (``env="gdl:SHEET"``): the network, the search, the batch of games and the strength check.
 """
 
@@ -57,7 +57,7 @@ LOG_FIELDS = (
 
 @dataclass
 class AZConfig:
-    """What :func:`train` does; the network's size is fixed by a run's first start.
+    """What [`train()`][ggpzoo.training.az.train.train] does; the network's size is fixed by a run's first start.
 
     Args:
         env: the game.
@@ -68,11 +68,11 @@ class AZConfig:
             ``softmax(logits + sigma(completed Q))`` moves away from the prior only by
             ``(50 + max N) * c_scale`` logits at most: with thousands of legal actions
             (amazons_v0) and 0.1 it stays the prior; 1.0 puts it on the best visited actions.
-        channels, blocks: the network's size (:class:`~ggpzoo.training.az.net.AZNet`'s
-            channels, 32 by default; a GDL game's :class:`~ggpzoo.training.az.net.GDLAZNet`
+        channels, blocks: the network's size ([`AZNet`][ggpzoo.training.az.net.AZNet]'s
+            channels, 32 by default; a GDL game's [`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet]
             width, 128 by default).
         features: the network also reads the game's feature planes
-            (:attr:`~ggpzoo.envs.gamespec.GameSpec.feature_planes`); None: when the game has them.
+            ([`feature_planes`][ggpzoo.envs.gamespec.GameSpec]); None: when the game has them.
         batch_size, lr, weight_decay: the optimiser (Adam).
         buffer_size: positions kept for training.
         min_buffer: positions needed before the first gradient step.
@@ -109,7 +109,7 @@ class AZConfig:
 # ----------------------------------------------------------------------------- numba helpers
 @njit(cache=True)
 def _observe_all(game, boards, auxs, obs, planes):
-    """The network's input of every game (:func:`ggpzoo.engine.dispatch.net_input`)."""
+    """The network's input of every game (`ggpzoo.engine.dispatch.net_input()`)."""
     for g in range(boards.shape[0]):
         net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[g], planes)
 
@@ -211,9 +211,10 @@ def net_score(
 
 # ----------------------------------------------------------------------------- the game adapter
 class KernelSelfPlay:
-    """Self-play of a hand-written game for :func:`train`: the boards and auxs of ``games``
-    games, stepped by the rules kernel in numba, :class:`AZNet` and :class:`GumbelSearch`.
-    (A GDL game's adapter, with the same methods: :class:`ggpzoo.training.az.gdl.GDLSelfPlay`.)"""
+    """Self-play of a hand-written game for [`train()`][ggpzoo.training.az.train.train]: the boards and auxs of
+    ``games`` games, stepped by the rules kernel in numba, [`AZNet`][ggpzoo.training.az.net.AZNet] and
+    [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch].
+    (A GDL game's adapter, with the same methods: `ggpzoo.training.az.gdl.GDLSelfPlay`.)"""
 
     opponents = ("random", "greedy")
 
@@ -272,8 +273,8 @@ class KernelSelfPlay:
 
 
 def self_play(env: str):
-    """The game adapter of ``env``: :class:`KernelSelfPlay`, or for ``gdl:SHEET``
-    :class:`~ggpzoo.training.az.gdl.GDLSelfPlay`."""
+    """The game adapter of ``env``: [`KernelSelfPlay`][ggpzoo.training.az.train.KernelSelfPlay], or for ``gdl:SHEET``
+    `GDLSelfPlay`."""
     if getattr(_spec(env), "kind", None) == "gdl":
         from ggpzoo.training.az.gdl import GDLSelfPlay
 
@@ -322,7 +323,8 @@ class ReplayBuffer:
         )
 
     def load(self, path: str) -> None:
-        """Fill the buffer from a file :meth:`save` wrote (its newest positions if it held more)."""
+        """Fill the buffer from a file [`save()`][ggpzoo.training.az.train.ReplayBuffer.save] wrote (its newest
+        positions if it held more)."""
         with np.load(path, allow_pickle=False) as f:
             obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
             nxt = int(f["next"])
@@ -514,7 +516,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
 
 
 def config_from_checkpoint(out: str) -> dict:
-    """The :class:`AZConfig` fields stored in ``out/checkpoint.pt``."""
+    """The [`AZConfig`][ggpzoo.training.az.train.AZConfig] fields stored in ``out/checkpoint.pt``."""
     ckpt = torch.load(os.path.join(out, "checkpoint.pt"), map_location="cpu", weights_only=True)
     saved = json.loads(ckpt["config"])
     return {f.name: saved[f.name] for f in fields(AZConfig) if f.name in saved}
