@@ -450,6 +450,11 @@ def test_a_short_training_run_resumes(tmp_path):
     assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
     with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
         train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
+    # a run into the folder of another, without --resume, is refused before it writes
+    before = {f: os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)}
+    with pytest.raises(ValueError, match=r"holds a run already: add --resume to train it more, or give another --out"):
+        train(config, minutes=0.01, out=out, progress=False)
+    assert {f: os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)} == before
 
 
 def test_the_replay_buffer_saves_and_loads_in_order(tmp_path):
