@@ -502,7 +502,18 @@ def test_the_self_play_benchmark_runs(monkeypatch, capsys):
     assert out.startswith("skirmish_endgame_v0: ") and "positions/s" in out
 
 
-def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys):
+def test_the_ladder_says_what_is_wrong_with_its_run_folder(tmp_path):
+    import runpy
+
+    ladder = runpy.run_path(os.path.join(os.path.dirname(__file__), "..", "benchmarks", "az_ladder.py"))
+    missing = str(tmp_path / "runs" / "az" / "skirmish_v0")
+    with pytest.raises(SystemExit, match=f"--run {missing}: no such folder"):
+        ladder["main"](["--env", "skirmish_v0", "--run", missing])
+    with pytest.raises(SystemExit, match=f"--run {tmp_path}: the folder holds no snapshots/minNNN.json"):
+        ladder["main"](["--env", "skirmish_v0", "--run", str(tmp_path)])
+
+
+def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys, monkeypatch):
     import runpy
 
     config = AZConfig(env="skirmish_endgame_v0", simulations=2, games=2, channels=8, blocks=1, batch_size=16,
@@ -530,3 +541,6 @@ def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert ladder["main"](["--plot", str(tmp_path / "ladder.json"), "--out", str(tmp_path / "ladder.png")]) == 0
     assert (tmp_path / "ladder.png").stat().st_size > 1000
+    monkeypatch.chdir(tmp_path)  # by default the plot goes under runs/, not over the docs' pictures
+    assert ladder["main"](["--plot", str(tmp_path / "ladder.json")]) == 0
+    assert (tmp_path / "runs" / "ladder" / "ladder.png").stat().st_size > 1000

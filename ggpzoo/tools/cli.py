@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a game in the terminal against an agent. Type a move as its cells, each as x,y "
         "(column, row, counted from 1 at the lower left as the board is drawn: 4,1 4,5) or as a column letter "
         "and a row (a = column 1: d1 d5); 'help', 'moves', 'undo', 'quit' also work. Every agent spec plays, "
-        "e.g. --opponent baseline:32 or --opponent az:runs/ENV/model.json.",
+        "e.g. --opponent baseline:32 or --opponent az:runs/az/ENV/model.json.",
     )
     play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
     play.add_argument(

@@ -2,7 +2,7 @@
 (:mod:`~ggpzoo.training.az.net`) and self-play training (:mod:`~ggpzoo.training.az.train`);
 the search itself is :mod:`ggpzoo.agents.gumbel`.
 
-    python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/skirmish
+    python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/az/skirmish_v0
 
 Needs torch (the ``train`` extra).
 """
