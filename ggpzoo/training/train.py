@@ -246,7 +246,7 @@ def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
 
 
 RUN_FILES = ("checkpoint.json", "checkpoint.zip", "eval.csv", "model.zip", "summary.json")
-"""The files whose presence means a folder holds a run (see :func:`train`)."""
+"""The files whose presence means a folder holds a run (see `train`)."""
 
 FIELDS = ["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
 
