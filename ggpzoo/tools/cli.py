@@ -467,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             return bench_main(rest)
         from ggpzoo.tools import bench
 
-        return bench.main(argv[1:])
+        return bench.main(argv[1:], prog="python -m ggpzoo bench")
     if argv and argv[0] == "gdl":  # ggpzoo.gdl.cli's own parser
         from ggpzoo.gdl.cli import main as gdl_main
 
