@@ -369,9 +369,12 @@ def main(argv=None) -> int:
     steps, dt, n = exact_playouts(g, a.seconds)
     print(f"exact: {n} random games, {steps} transitions in {dt:.2f} s: {steps / dt:,.0f} transitions/s")
     if not a.no_api_test:
-        from pettingzoo.test import api_test
+        from ggpzoo.utils import quiet_api_test
 
-        api_test(gdl.env(g, backend=e.backend), num_cycles=100)
+        with quiet_api_test():  # what api_test says of every ggpzoo env (see ggpzoo.utils.API_TEST_WARNINGS)
+            from pettingzoo.test import api_test
+
+            api_test(gdl.env(g, backend=e.backend), num_cycles=100)
     return 0
 
 
