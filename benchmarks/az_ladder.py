@@ -16,8 +16,11 @@ anchor, ``greedy``, rated 0: it plays the most games, so the margins are the nar
 Then ``--plot`` draws one panel per game from the JSON files it wrote::
 
     NUMBA_NUM_THREADS=1 python benchmarks/az_ladder.py --env skirmish_v0 --run runs/az/skirmish_v0 \\
-        --games 20 --json docs/img/alphazero/skirmish_v0.json
-    python benchmarks/az_ladder.py --plot docs/img/alphazero/*.json --out docs/img/alphazero/ladder.png
+        --games 20 --json runs/ladder/skirmish_v0.json
+    python benchmarks/az_ladder.py --plot runs/ladder/*.json    # writes runs/ladder/ladder.png
+
+(The docs' pictures are drawn from ``docs/img/alphazero/*.json`` with ``--out
+docs/img/alphazero/ladder.png``.)
 
 The plot needs matplotlib (the ``examples`` extra).
 """
@@ -49,9 +52,14 @@ def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, eve
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
 
+    if not os.path.isdir(run):
+        raise SystemExit(f"--run {run}: no such folder (give the --out folder of python -m ggpzoo.training.az)")
     snaps = snapshots(run)
     if not snaps:
-        raise SystemExit(f"{run}: no snapshots/minNNN.json (trained before snapshots were kept?)")
+        raise SystemExit(
+            f"--run {run}: the folder holds no snapshots/minNNN.json (give the --out folder of "
+            "python -m ggpzoo.training.az, which writes one at every save)"
+        )
     snaps = [s for k, s in enumerate(snaps) if k % every == 0 or k == len(snaps) - 1]
     if len(anchors) < 3:
         raise SystemExit(f"a ladder needs at least three anchors, got {list(anchors)}")
@@ -160,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the ladder (arena JSON plus each agent's minutes)")
     p.add_argument("--plot", nargs="+", metavar="JSON", help="draw the ladders in these files instead")
-    p.add_argument("--out", default="ladder.png", help="the plot's file (default ladder.png)")
+    p.add_argument("--out", default="runs/ladder/ladder.png", help="the plot's file (default %(default)s)")
     args = p.parse_args(argv)
     if args.plot:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         plot(args.plot, args.out)
         return 0
     if not (args.env and args.run):

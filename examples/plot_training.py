@@ -1,8 +1,8 @@
 """Plot win rate against minutes of training from the ``eval.csv`` files that
 ``python -m ggpzoo train`` (and ``examples/train_maskable_ppo.py``) write.
 
-    python examples/plot_training.py runs/skirmish_v0/eval.csv --out docs/img/training/skirmish_v0.png
-    python examples/plot_training.py runs/*/eval.csv --out docs/img/training/all.png
+    python examples/plot_training.py runs/skirmish_v0/eval.csv    # writes runs/training.png
+    python examples/plot_training.py runs/*/eval.csv --out runs/all.png
 
 One panel per file (its env is the folder's name): the win rate against each opponent
 with its 95% Wilson interval as a band, the 95% line, and for greedy the 60% line. Needs
@@ -65,7 +65,7 @@ def plot(paths: list[Path], out: Path, title: str | None = None) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="plot_training.py", description=__doc__.split("\n\n")[0])
     p.add_argument("csv", nargs="+", type=Path, help="eval.csv files (one panel each)")
-    p.add_argument("--out", type=Path, required=True, help="the PNG to write")
+    p.add_argument("--out", type=Path, default=Path("runs/training.png"), help="the PNG to write (default %(default)s)")
     p.add_argument("--title", default=None)
     args = p.parse_args(argv)
     for path in args.csv:

@@ -136,7 +136,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--timesteps", type=int, default=None, help="learner steps to train (default: 300000 on the aec path)"
     )
     p.add_argument(
-        "--max-minutes", type=float, default=None, help="stop training after this time (default 30 on the batched path)"
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="minutes of training in this run, with --resume this many more (default 30 on the batched path)",
     )
     p.add_argument("--eval-minutes", type=float, default=3.0, help="batched path: minutes between evaluations")
     p.add_argument("--resume", action="store_true", help="batched path: go on from OUT/ENV/checkpoint.zip")
@@ -206,7 +209,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=50_000, help="steps between evaluations")
     p.add_argument("--eval-games", type=int, default=100, help="games per opponent per evaluation")
     p.add_argument("--final-eval-games", type=int, default=400, help="games per opponent at the end")
-    p.add_argument("--out", default="models", help="output folder (OUT/ENV/model.zip, eval.csv)")
+    p.add_argument(
+        "--out",
+        default="runs",
+        help="output folder (OUT/ENV/model.zip, eval.csv; default runs, as python -m ggpzoo train); "
+        "a folder that holds a run already is refused unless you --resume it (batched path)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -357,6 +365,8 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     out = Path(args.out) / args.env
+    if not args.eval_only and (out / "model.zip").exists():
+        raise SystemExit(f"{out} holds a run already: give another --out (or delete the folder)")
     out.mkdir(parents=True, exist_ok=True)
 
     if args.eval_only:

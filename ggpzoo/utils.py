@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
+import warnings
+
 import numpy as np
 
 from ggpzoo.engine.rng import next_random as _next  # noqa: F401  (kept for code that imported it here)
 from ggpzoo.engine.rng import sample_mask as _sample
 
-__all__ = ["sample_action"]
+__all__ = ["sample_action", "API_TEST_WARNINGS", "quiet_api_test"]
 
 
 def sample_action(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -28,3 +32,46 @@ def sample_action(mask: np.ndarray, rng: np.random.Generator) -> int:
     if a < 0:
         raise ValueError("the mask has no legal action")
     return int(a)
+
+
+API_TEST_WARNINGS: tuple[tuple[str, type[Warning], str], ...] = (
+    (
+        "Observation is not a NumPy array",
+        UserWarning,
+        "an observation is a dict of 'observation' and 'action_mask', as in PettingZoo's classic games, "
+        "which api_test exempts by name only",
+    ),
+    (
+        "Observation space for each agent probably should be gymnasium.spaces.box",
+        UserWarning,
+        "the observation space is a Dict of those two Boxes, for the same reason",
+    ),
+    (
+        "We recommend agents to be named in the format",
+        UserWarning,
+        "the agents are the game's roles ('white' and 'black', a GDL sheet's role names), not player_0",
+    ),
+    (
+        "The old environment creation API has been deprecated",
+        DeprecationWarning,
+        "importing pettingzoo.test imports PettingZoo's own classic connect_four_v3 the old way",
+    ),
+)
+"""What PettingZoo's ``api_test`` warns about for every ggpzoo env, and why: ``(the start of
+the message, its category, the reason)``. None of them is a defect of the env."""
+
+
+@contextlib.contextmanager
+def quiet_api_test():
+    """Hide `API_TEST_WARNINGS` (and only those) while ``pettingzoo.test`` is imported
+    and ``api_test`` runs::
+
+        from ggpzoo.utils import quiet_api_test
+        with quiet_api_test():
+            from pettingzoo.test import api_test
+            api_test(env, num_cycles=100)
+    """
+    with warnings.catch_warnings():
+        for message, category, _ in API_TEST_WARNINGS:
+            warnings.filterwarnings("ignore", message=re.escape(message), category=category)
+        yield

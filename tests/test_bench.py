@@ -51,10 +51,33 @@ def test_train_throughput_rows_for_both_paths():
     pytest.importorskip("sb3_contrib")
     from ggpzoo.tools.bench_train import bench_train, format_train_table
 
+    said = []
     rows = bench_train(
-        "skirmish_endgame_v0", seconds=0.01, n_envs=2, n_steps=16, batch_size=32, n_epochs=1, policy="mlp", net_arch=[8]
+        "skirmish_endgame_v0",
+        seconds=0.01,
+        n_envs=2,
+        n_steps=16,
+        batch_size=32,
+        n_epochs=1,
+        policy="mlp",
+        net_arch=[8],
+        say=said.append,
     )
     assert [r["path"] for r in rows] == ["SingleAgentEnv", "SelfPlayVecEnv"]
+    # each phase of each path is said as it starts, with the seconds the path has taken
+    phases = [
+        "building the env",
+        "timing the env alone for 0.01 s",
+        "building the model",
+        "warm-up: one rollout of 32 learner steps and an update, untimed",
+        "timing training for 0.01 s",
+    ]
+    for k, path in enumerate(("SingleAgentEnv", "SelfPlayVecEnv")):
+        lines = said[6 * k : 6 * k + 6]
+        assert [x.split("]: ", 1)[1] for x in lines[:5]] == phases
+        assert all(x.startswith(f"skirmish_endgame_v0, {path} [") for x in lines)
+        assert lines[5].endswith(f"{rows[k]['steps_per_s']:,.0f} learner steps/s")
+    assert len(said) == 12
     for r in rows:
         assert r["steps"] >= 32 and r["steps_per_s"] > 0 and 0 < r["env_share"] < 1
     assert rows[1]["ratio"] == pytest.approx(rows[1]["steps_per_s"] / rows[0]["steps_per_s"])
@@ -70,11 +93,30 @@ def test_train_flag_runs_the_training_benchmark(monkeypatch, capsys):
     row = {"env": "mad_bishops_v0", "path": "SingleAgentEnv", "network": "mlp", "n_envs": 1, "steps": 1}
     row |= {"steps_per_s": 1.0, "env_steps_per_s": 2.0, "env_share": 0.5}
 
-    def fake(name, seconds, seed):
+    def fake(name, seconds, seed, say):
         calls.append((name, seconds))
+        say("a phase")
         return [row]
 
     monkeypatch.setattr(bench_train, "bench_train", fake)
     assert bench.main(["--train", "--env", "mad_bishops_v0"]) == 0
     assert calls == [("mad_bishops_v0", 60.0)]
-    assert "mad_bishops_v0" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "mad_bishops_v0" in out
+    assert err.splitlines() == [
+        "timing mad_bishops_v0: MaskablePPO on SingleAgentEnv and on SelfPlayVecEnv, 60 s each ...",
+        "  a phase",
+    ]
+
+
+def test_help_names_the_command_and_every_mode(capsys):
+    from ggpzoo.tools.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m ggpzoo bench ")
+    assert "--gdl SHEET [SHEET ...]" in out and "over 10 minutes" in out
+    # --gdl reaches the GDL benchmark from either command
+    assert bench.main(["--gdl", "tictactoe", "--seconds", "0.05", "--no-exact"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[0] == "tictactoe"

@@ -292,3 +292,51 @@ def test_play_a_whole_game(monkeypatch):
     gw, gb = env.infos["white"]["goal"], env.infos["black"]["goal"]
     verdict = "you win" if gb > gw else "you lose" if gb < gw else "a draw"
     assert last == f"game over after {int(env.get_state()[1][2])} actions: white {gw}, black {gb}: {verdict}"
+
+
+def _saved_models(tmp_path) -> dict:
+    """A MaskablePPO model of mad_bishops_v0, saved as a zip and as plain weights."""
+    from sb3_contrib import MaskablePPO
+
+    from ggpzoo.agents.weights import save_policy
+    from ggpzoo.training.single_agent import SingleAgentEnv
+
+    model = MaskablePPO(
+        "MlpPolicy", SingleAgentEnv("mad_bishops_v0"), n_steps=16, device="cpu", seed=0, policy_kwargs={"net_arch": [8]}
+    )
+    model.save(tmp_path / "ppo.zip")
+    return {"zip": str(tmp_path / "ppo.zip"), "json": save_policy(model, str(tmp_path / "weights"), "mad_bishops_v0")}
+
+
+@pytest.mark.parametrize(
+    "opponent, searched",
+    [
+        ("random", False),
+        ("greedy", False),
+        ("mcts:20", True),
+        ("mcts:0.05s", True),
+        ("baseline", False),
+        ("baseline:4", True),
+        ("az:BASELINE", False),
+        ("az:BASELINE:4", True),
+        ("sb3:ZIP", False),
+        ("ZIP", False),
+        ("JSON", False),
+    ],
+)
+def test_play_against_every_agent_kind(capsys, monkeypatch, tmp_path, opponent, searched):
+    """`play --opponent SPEC` for each kind of agent: the opponent answers the typed move and
+    the line of its move says what it cost (simulations only where it searched)."""
+    from ggpzoo.baselines import baseline_path
+
+    if "ZIP" in opponent or "JSON" in opponent:
+        models = _saved_models(tmp_path)
+        opponent = opponent.replace("ZIP", models["zip"]).replace("JSON", models["json"])
+    opponent = opponent.replace("BASELINE", str(baseline_path("mad_bishops_v0")))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a1 b2\nquit\n"))
+    code, out, err = run(capsys, "play", "--env", "mad_bishops_v0", "--opponent", opponent, "--seed", "0")
+    assert code == 0 and err == "", err
+    assert "you play (1,1)->(2,2)" in out and out.rstrip().endswith("bye")
+    (line,) = [x for x in out.splitlines() if x.startswith(f"black ({opponent}) plays ")]
+    assert line.endswith(" s)")
+    assert ("simulations, " in line) == searched, line

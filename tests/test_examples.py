@@ -77,8 +77,8 @@ def test_train_batched_tiny_run_and_resume(env, tmp_path, capsys):
     state = json.loads((out / "checkpoint.json").read_text())
     first = state["timesteps"]
     assert first == summary["timesteps"] >= 256 and (out / "policy.json").exists()
-    # --resume: the clock and the steps go on from the checkpoint
-    assert train.main(argv + ["--resume", "--timesteps", str(first + 256)]) == 0
+    # --resume: the clock and the steps go on from the checkpoint, 256 steps more
+    assert train.main(argv + ["--resume", "--timesteps", "256"]) == 0
     again = json.loads((out / "checkpoint.json").read_text())
     assert again["timesteps"] >= first + 256 and again["train_seconds"] >= state["train_seconds"]
     assert len(list(csv.DictReader(open(out / "eval.csv")))) > len(rows)
@@ -246,3 +246,18 @@ def test_benchmark_tiny_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "skirmish_endgame_v0 " in out and "skirmish_endgame_v0 (bridge)" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_training_writes_into_runs_by_default(tmp_path, monkeypatch, capsys):
+    """Following the docs' plot command writes under runs/ (ignored), never over docs/img."""
+    pytest.importorskip("matplotlib")
+    run = tmp_path / "runs" / "skirmish_v0"
+    run.mkdir(parents=True)
+    rows = [[m, 64 * m, opp, 10, 5, 0, 5, 0.5, 0.2, 0.8] for m in (1, 2) for opp in ("random", "greedy")]
+    with open(run / "eval.csv", "w", newline="") as f:
+        csv.writer(f).writerows([["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses",
+                                  "win_rate", "ci_low", "ci_high"], *rows])  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert _load("plot_training").main(["runs/skirmish_v0/eval.csv"]) == 0
+    assert (tmp_path / "runs" / "training.png").stat().st_size > 1000
+    assert capsys.readouterr().out == "wrote runs/training.png\n"

@@ -341,7 +341,7 @@ def test_az_agent_refusals(tmp_path):
     kernel = save_model(AZNet("skirmish_v0", 4, 0), str(tmp_path / "k"))
     with pytest.raises(AgentSpecError, match="not the GDL game tictactoe"):
         make_agent(f"az:{kernel}", "gdl:tictactoe")
-    with pytest.raises(AgentSpecError, match="az:runs/gdl_tictactoe/model.json"):
+    with pytest.raises(AgentSpecError, match="az:runs/az/gdl_tictactoe/model.json"):
         make_agent("az:model.pt", "gdl:tictactoe")
     with pytest.raises(AgentSpecError, match="az:PATH.json"):
         make_agent("greedy", "gdl:tictactoe")

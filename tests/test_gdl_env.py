@@ -321,6 +321,28 @@ def test_play_sheet_time_limit_is_a_clear_error(tmp_path):
     assert r["skipped"] and r["steps"] == 0 and not r["ok"]
 
 
+def test_corpus_report_notes_a_typo_that_ends_the_game_at_reset(tmp_path, capsys):
+    """`tru` for `true` in the terminal rule: the sheet loads and its games end at reset, with
+    no move; the corpus report says so under the sheet (and the linter's warning), not just ok."""
+    from ggpzoo.gdl.cli import corpus_main
+
+    (tmp_path / "rps.kif").write_text(RPS)
+    typo = RPS.replace("(<= terminal (true (round 2)))", "(<= terminal (not (tru (round 1))))")
+    (tmp_path / "typo.kif").write_text(typo)
+    assert corpus_main([str(tmp_path), "--games", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("ok   rps.kif ") and lines[0].split()[5:7] == ["4", "steps"]
+    assert lines[1].startswith("note typo.kif ") and lines[1].split()[5:7] == ["0", "steps"]
+    assert [x.strip() for x in lines[2:4]] == [
+        "line 10: relation tru/1 is used but never defined (no fact or rule has it as its head, so that "
+        "literal is never true)",
+        "2 of 2 games were over at reset, with no move (is terminal true at the start?)",
+    ]
+    assert (
+        lines[4] == "2/2 sheets load and play 2 random games to the end; 1 of them with notes (the lines under 'note')"
+    )
+
+
 NO_INPUT = """
 ; a sheet without input: its action spaces come from grounding, on either path
 (role a) (role b)

@@ -185,3 +185,71 @@ def test_negation_stratified_by_a_constant_argument():
     assert compare_paths(g, 4, seed=1) > 0
     with pytest.raises(gdl.GDLError, match="not stratified"):
         gdl.load("(role r) (q 1) (<= (p ?x 1) (q ?x) (not (p ?x 1)))")
+
+
+# ----------------------------------------------------------------------------- the linter
+def _lint_warnings(text: str) -> list[str]:
+    import warnings
+
+    from ggpzoo.gdl.lint import GDLWarning
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        gdl.load(text, name="sheet")
+    return [str(w.message) for w in got if issubclass(w.category, GDLWarning)]
+
+
+def test_the_counter_sheet_has_nothing_to_warn_about():
+    assert _lint_warnings(COUNTER) == []
+
+
+@pytest.mark.parametrize(
+    "old, new, warning",
+    [
+        (  # a typo in a keyword: the legal rule can never hold, the game ends at once
+            "(<= (legal robot inc) (true (count ?n))",
+            "(<= (legal robot inc) (tru (count ?n))",
+            "GDL sheet sheet, line 6: relation tru/1 is used but never defined (no fact or rule has it as its "
+            "head, so that literal is never true)",
+        ),
+        (  # the wrong number of arguments, inside a negation
+            "(not (true (count 3))))\n(<= (legal robot (jump",
+            "(not (true (count 3))) (not (succ 3)))\n(<= (legal robot (jump",
+            "GDL sheet sheet, line 6: relation succ/1 is used but never defined (succ is defined with 2 argument(s))",
+        ),
+        (
+            "(succ 1 2) (succ 2 3)",
+            "(succ 1 2) (succ 2 3)\n(<= (sucess ?a ?b) (succ ?a ?b))",
+            "GDL sheet sheet, line 6: relation sucess/2 is defined but never used (a dead rule, or a typo?)",
+        ),
+        (
+            "(<= terminal (true (count 3)))",
+            "",
+            "GDL sheet sheet, line 12: the sheet has no terminal rule, so its games never end",
+        ),
+    ],
+)
+def test_the_linter_warns_about_likely_mistakes(old, new, warning):
+    assert COUNTER.count(old) == 1
+    assert _lint_warnings(COUNTER.replace(old, new)) == [warning]
+
+
+def test_a_role_without_a_goal_is_named():
+    two = COUNTER.replace("(ROLE Robot)", "(ROLE Robot)\n(role watcher)").replace(
+        "(<= terminal", "(<= (legal watcher wait) (role watcher))\n(<= terminal"
+    )
+    assert _lint_warnings(two) == [
+        "GDL sheet sheet, line 4: role watcher has no goal rule, so it scores 0 whatever happens"
+    ]
+    # a goal rule for any role (?r) covers every role
+    assert _lint_warnings(two.replace("(<= (goal robot 0) (not", "(<= (goal ?r 0) (role ?r) (not")) == []
+
+
+def test_the_shipped_sheets_load_without_lint_warnings():
+    import glob
+    import os
+
+    sheets = glob.glob(os.path.join(gdl.GAMES_DIR, "*.kif"))
+    assert len(sheets) >= 9
+    for path in sheets:
+        assert _lint_warnings(path) == [], path

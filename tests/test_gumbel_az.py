@@ -450,6 +450,11 @@ def test_a_short_training_run_resumes(tmp_path):
     assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
     with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
         train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
+    # a run into the folder of another, without --resume, is refused before it writes
+    before = {f: os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)}
+    with pytest.raises(ValueError, match=r"holds a run already: add --resume to train it more, or give another --out"):
+        train(config, minutes=0.01, out=out, progress=False)
+    assert {f: os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)} == before
 
 
 def test_the_replay_buffer_saves_and_loads_in_order(tmp_path):
@@ -497,7 +502,18 @@ def test_the_self_play_benchmark_runs(monkeypatch, capsys):
     assert out.startswith("skirmish_endgame_v0: ") and "positions/s" in out
 
 
-def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys):
+def test_the_ladder_says_what_is_wrong_with_its_run_folder(tmp_path):
+    import runpy
+
+    ladder = runpy.run_path(os.path.join(os.path.dirname(__file__), "..", "benchmarks", "az_ladder.py"))
+    missing = str(tmp_path / "runs" / "az" / "skirmish_v0")
+    with pytest.raises(SystemExit, match=f"--run {missing}: no such folder"):
+        ladder["main"](["--env", "skirmish_v0", "--run", missing])
+    with pytest.raises(SystemExit, match=f"--run {tmp_path}: the folder holds no snapshots/minNNN.json"):
+        ladder["main"](["--env", "skirmish_v0", "--run", str(tmp_path)])
+
+
+def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys, monkeypatch):
     import runpy
 
     config = AZConfig(env="skirmish_endgame_v0", simulations=2, games=2, channels=8, blocks=1, batch_size=16,
@@ -525,3 +541,6 @@ def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert ladder["main"](["--plot", str(tmp_path / "ladder.json"), "--out", str(tmp_path / "ladder.png")]) == 0
     assert (tmp_path / "ladder.png").stat().st_size > 1000
+    monkeypatch.chdir(tmp_path)  # by default the plot goes under runs/, not over the docs' pictures
+    assert ladder["main"](["--plot", str(tmp_path / "ladder.json")]) == 0
+    assert (tmp_path / "runs" / "ladder" / "ladder.png").stat().st_size > 1000

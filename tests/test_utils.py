@@ -62,3 +62,30 @@ def test_errors():
         sample_action(np.zeros(50, np.int8), rng)
     with pytest.raises(ValueError, match="1-D"):
         sample_action(np.ones((2, 3), np.int8), rng)
+
+
+def test_quiet_api_test_hides_what_api_test_says_of_every_env_and_nothing_else(monkeypatch):
+    import importlib
+    import sys
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    from ggpzoo.envs import skirmish_endgame_v0
+    from ggpzoo.utils import API_TEST_WARNINGS, quiet_api_test
+
+    def said(quiet: bool) -> set[str]:
+        for name in [m for m in sys.modules if m.startswith("pettingzoo.classic.connect_four")]:
+            monkeypatch.delitem(sys.modules, name)  # its import is what warns of the old API
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            with quiet_api_test() if quiet else warnings.catch_warnings():
+                importlib.import_module("pettingzoo.classic.connect_four_v3")
+                api_test(skirmish_endgame_v0.env(), num_cycles=5)
+                warnings.warn("something else", UserWarning, stacklevel=1)
+        return {str(w.message).splitlines()[0] for w in got}
+
+    loud = said(False)
+    for message, _, _ in API_TEST_WARNINGS:
+        assert any(m.startswith(message) for m in loud), message
+    assert said(True) == {"something else"}

@@ -26,7 +26,7 @@ GDL_SPEC_HELP = (
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET)"
 )
 
-TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/{env}"
+TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/az/{env}"
 
 
 class AgentSpecError(ValueError):
@@ -86,7 +86,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
                 shipped = ", ".join(available()) or "none yet"
                 raise AgentSpecError(
                     f"no baseline network is shipped for {env_name} (shipped: {shipped}); train one with "
-                    f"`{TRAIN_HINT.format(env=env_name)}` and play it as az:runs/{env_name}/model.json"
+                    f"`{TRAIN_HINT.format(env=env_name)}` and play it as az:runs/az/{env_name}/model.json"
                 )
             agent = _az_agent(path, env_name, simulations, seed)
         elif kind == "az":
@@ -95,7 +95,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
             if sep and re.fullmatch(r"\d+", tail):
                 path, simulations = head, _simulations(tail, "az:PATH.json:32")
             if not path.endswith(".json"):
-                raise AgentSpecError(f"give the network's description, e.g. az:runs/{label}/model.json")
+                raise AgentSpecError(f"give the network's description, e.g. az:runs/az/{label}/model.json")
             if not os.path.isfile(path):
                 raise AgentSpecError(f"no such model file: {path}")
             agent = _az_agent(path, env_name, simulations, seed)
@@ -104,7 +104,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
 
             path = arg if kind == "sb3" else text
             if not path:
-                raise AgentSpecError("give the model's path, e.g. sb3:models/ppo.zip")
+                raise AgentSpecError(f"give the model's path, e.g. sb3:runs/{label}/model.zip")
             if not os.path.isfile(path) and not os.path.isfile(path + ".zip"):
                 raise AgentSpecError(f"no such model file: {path}")
             agent = SB3Agent(path, env_name)

@@ -18,8 +18,8 @@ has ``predict(obs, deterministic=..., action_masks=...)``, ``observation_space``
 spec ``sb3:PATH.json``, or ``python -m ggpzoo arena --agents PATH.json,random``.
 
     from ggpzoo.agents.weights import save_policy, load_policy
-    save_policy(model, "models/skirmish", env_name="skirmish_v0")   # models/skirmish.json + .pt
-    policy = load_policy("models/skirmish.json")
+    save_policy(model, "runs/skirmish", env_name="skirmish_v0")   # runs/skirmish.json + .pt
+    policy = load_policy("runs/skirmish.json")
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
 """

@@ -202,20 +202,32 @@ def play_sheet(
     """Load a sheet and play ``games`` random games to the end through the AEC env, then
     ``compare`` games with the compiled and exact paths in lockstep (when it compiles).
 
-    Returns ``{"file", "ok", "roles", "backend", "steps", "error"}``; ``ok`` means every game
-    reached a terminal state (or a state where some role has no legal move) and the paths
-    agreed. Playing (after loading) stops with a `SheetTooSlow` error once the sheet
-    has taken ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the
-    slow exact path cannot hold up a corpus run. With ``roles``, a sheet with another number
+    Returns ``{"file", "ok", "roles", "backend", "steps", "error", "notes"}``; ``ok`` means every
+    game reached a terminal state (or a state where some role has no legal move) and the paths
+    agreed. ``notes`` lists what an ok sheet should still be looked at for: the linter's
+    warnings (`ggpzoo.gdl.lint`) and games that were over at reset, with no move.
+    Playing (after loading) stops with a :class:`SheetTooSlow` error once the sheet has taken
+    ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the slow exact
+    path cannot hold up a corpus run. With ``roles``, a sheet with another number
     of roles is loaded but not played (``"skipped": True``)."""
     import os
+    import warnings
 
     from ggpzoo import gdl
+    from ggpzoo.gdl.lint import GDLWarning
 
     out = {"file": os.path.basename(str(path)), "ok": False, "roles": None, "backend": None, "steps": 0, "error": ""}
+    out["notes"] = notes = []
     t0 = time.perf_counter()
     try:
-        g = gdl.load(path, ground_time_limit=ground_time_limit)
+        with warnings.catch_warnings(record=True) as lint:
+            warnings.simplefilter("always", GDLWarning)
+            g = gdl.load(path, ground_time_limit=ground_time_limit)
+        for w in lint:
+            if issubclass(w.category, GDLWarning):
+                notes.append(str(w.message).split(", ", 1)[-1])  # without "GDL sheet NAME, "
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         out["roles"] = len(g.roles)
         if roles is not None and len(g.roles) != roles:
             out["skipped"] = True  # not played: another number of roles than asked for
@@ -224,8 +236,10 @@ def play_sheet(
         out["backend"] = e.backend
         rng = np.random.default_rng(seed)
         deadline = None if time_limit is None else t0 + time_limit
+        over_at_reset = 0
         for _ in range(games):
             e.reset()
+            over_at_reset += not e.agents or e.terminations[e.agent_selection]
             while e.agents and not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
                 if deadline is not None and time.perf_counter() > deadline:
                     raise SheetTooSlow(
@@ -236,6 +250,10 @@ def play_sheet(
                 out["steps"] += 1
             if any(e.truncations.values()):
                 raise GameDoesNotEnd(f"a random game did not end within {max_steps} joint moves")
+        if over_at_reset:
+            notes.append(
+                f"{over_at_reset} of {games} games were over at reset, with no move (is terminal true at the start?)"
+            )
         if compare and e.backend == "compiled":
             compare_paths(g, compare, seed, deadline=deadline)
         out["ok"] = True
@@ -280,13 +298,20 @@ def corpus_main(argv=None) -> int:
         if r.get("skipped"):
             continue
         rows.append(r)
+        status = "FAIL" if not r["ok"] else "note" if r["notes"] else "ok  "
         print(
-            f"{'ok  ' if r['ok'] else 'FAIL'} {r['file']:<40} roles {r['roles']} {r['backend'] or '-':<8} "
-            f"{r['steps']:>6} steps {r['seconds']:>7.1f} s  {r['error']}",
+            f"{status} {r['file']:<40} roles {r['roles']} {r['backend'] or '-':<8} "
+            f"{r['steps']:>6} steps {r['seconds']:>7.1f} s  {r['error']}".rstrip(),
             flush=True,
         )
+        for note in r["notes"]:
+            print(f"       {note}")
     ok = sum(r["ok"] for r in rows)
-    print(f"{ok}/{len(rows)} sheets load and play {a.games} random games to the end")
+    noted = sum(r["ok"] and bool(r["notes"]) for r in rows)
+    print(
+        f"{ok}/{len(rows)} sheets load and play {a.games} random games to the end"
+        + (f"; {noted} of them with notes (the lines under 'note')" if noted else "")
+    )
     return 0 if ok == len(rows) else 1
 
 
@@ -344,9 +369,12 @@ def main(argv=None) -> int:
     steps, dt, n = exact_playouts(g, a.seconds)
     print(f"exact: {n} random games, {steps} transitions in {dt:.2f} s: {steps / dt:,.0f} transitions/s")
     if not a.no_api_test:
-        from pettingzoo.test import api_test
+        from ggpzoo.utils import quiet_api_test
 
-        api_test(gdl.env(g, backend=e.backend), num_cycles=100)
+        with quiet_api_test():  # what api_test says of every ggpzoo env (see ggpzoo.utils.API_TEST_WARNINGS)
+            from pettingzoo.test import api_test
+
+            api_test(gdl.env(g, backend=e.backend), num_cycles=100)
     return 0
 
 

@@ -1,7 +1,7 @@
 """A loaded GDL game: roles, fixed action lists, fluents, and the exact reasoner's answers.
 
->>> from ggpzoo.gdl import load
->>> g = load("ggpzoo/gdl/games/tictactoe.kif")
+>>> from ggpzoo.gdl import game_path, load
+>>> g = load(game_path("tictactoe"))
 >>> g.roles
 ['xplayer', 'oplayer']
 >>> s = g.initial_state()
@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ggpzoo.gdl.lint import lint
 from ggpzoo.gdl.logic import Program
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
@@ -52,7 +53,8 @@ class Game:
     def __init__(self, text: str, name: str = "gdl", ground_time_limit: float = 60.0):
         self.name = name
         self.text = text
-        self.program = Program(parse(text))
+        rules = parse(text)
+        self.program = Program(rules)
         self.ground_time_limit = ground_time_limit
         roles = [a[1] for a in self.program.static_facts(("role", 1))]
         if not roles:
@@ -60,6 +62,7 @@ class Game:
         if len(set(roles)) != len(roles):
             raise GDLError(f"a role is defined twice: {roles}")
         self.roles: list[str] = roles
+        lint(rules, roles, name)  # warnings: undefined or unused relations, no terminal, a role without goal
         self._init = frozenset(a[1] for a in self.program.static_facts(("init", 1)))
         self._cache: dict = {}
         self._grounding = None

@@ -202,6 +202,10 @@ def _progress(what: str) -> None:
     print(f"timing {what} ...", file=sys.stderr, flush=True)
 
 
+def _say(line: str) -> None:
+    print(f"  {line}", file=sys.stderr, flush=True)
+
+
 def _run_aec(names: list[str], args) -> list[dict]:
     runners = {"openspiel": bench_openspiel, "chess": bench_chess}
     rows = []
@@ -248,8 +252,15 @@ MAX_SECONDS = 86_400.0  # a day per env: the most --seconds takes
 MAX_BATCHED = 1 << 16  # games at once: amazons_v0 keeps 20 kB of legal ids per game
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ggpzoo.tools.bench", description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str = "python -m ggpzoo.tools.bench") -> int:
+    from ggpzoo.tools.cli import _bench_gdl_argv
+
+    argv = _bench_gdl_argv(sys.argv[1:] if argv is None else list(argv))  # --env gdl:SHEET is --gdl SHEET
+    if "--gdl" in argv or any(a.startswith("--gdl=") for a in argv):
+        from ggpzoo.gdl.cli import bench_main
+
+        return bench_main(argv)
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--env",
         default="all",
@@ -270,7 +281,16 @@ def main(argv: list[str] | None = None) -> int:
         "--train",
         action="store_true",
         help="time MaskablePPO training with each game's recipe: SingleAgentEnv vs the batched self-play env "
-        "(ggpzoo.tools.bench_train; --seconds per path, default 60)",
+        "(ggpzoo.tools.bench_train; --seconds per path, default 60). Long: per game about 2 x (--seconds + "
+        "min(--seconds, 10)) s plus two warm-ups of seconds to minutes; all five games took over 10 minutes "
+        "with --seconds 5 on a 2-core machine. Each phase is printed on stderr",
+    )
+    parser.add_argument(
+        "--gdl",
+        metavar="SHEET",
+        nargs="+",
+        help="time GDL sheets instead (.kif files or names of shipped games): random playouts on the compiled, "
+        "batched and exact paths; its own options: bench --gdl SHEET --help",
     )
     parser.add_argument(
         "--vs",
@@ -297,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for name in names:
             _progress(f"{name}: MaskablePPO on SingleAgentEnv and on SelfPlayVecEnv, {args.seconds:g} s each")
-            rows += bench_train(name, args.seconds, args.seed)
+            rows += bench_train(name, args.seconds, args.seed, say=_say)
         print(format_train_table(rows))
         return 0
     rows = _run_batched(names, args) if args.batched else _run_aec(names, args)

@@ -10,8 +10,13 @@ without a network (uniformly random legal actions from its masks, "env alone").
 
 Both paths use the same network, PPO settings, number of games and opponents (the
 recipe's fixed opponents, no snapshots; the AEC path has no random openings). Each path
-first runs one untimed rollout and update (numba compiles, torch warms up), then whole
-rollouts and updates until ``--seconds`` have passed. Needs the ``train`` extra.
+times the env alone (``min(--seconds, 10)`` s), builds the model, runs one untimed rollout
+and update (numba compiles, torch warms up: from a few seconds to a few minutes, the AEC
+path's rollout of 4,096 learner steps being the slowest), then whole rollouts and updates
+until ``--seconds`` have passed. So a game takes about ``2 x (--seconds + min(--seconds,
+10))`` seconds plus the warm-ups: all five games took over 10 minutes with ``--seconds 5``
+on a 2-core machine. Each phase is printed on stderr as it starts. Needs the ``train``
+extra.
 """
 
 from __future__ import annotations
@@ -77,13 +82,17 @@ def _aec_env(name: str, r: dict, view: dict):
     return SingleAgentEnv(name, opponent=pool, **view)
 
 
-def _time_path(venv, r: dict, seconds: float, seed: int) -> dict:
+def _time_path(venv, r: dict, seconds: float, seed: int, say=None) -> dict:
     from ggpzoo.training.train import make_model
 
+    say = say or (lambda what: None)
     timed = _timed(venv)
+    say("building the model")
     model = make_model(timed, r, seed)
     rollout = r["n_steps"] * r["n_envs"]
+    say(f"warm-up: one rollout of {rollout:,} learner steps and an update, untimed")
     model.learn(rollout)  # warm-up
+    say(f"timing training for {seconds:g} s")
     timed.seconds = 0.0
     start_steps = model.num_timesteps
     t0 = time.perf_counter()
@@ -109,10 +118,13 @@ def _env_only(venv, seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "batched"), **overrides) -> list[dict]:
+def bench_train(
+    name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "batched"), say=None, **overrides
+) -> list[dict]:
     """Time MaskablePPO with ``name``'s recipe (and ``overrides``) on each of ``paths``
     (``"aec"``: SingleAgentEnv; ``"batched"``: SelfPlayVecEnv). One row per path; the
-    batched row has ``ratio``, its steps/s over the AEC path's, when both ran."""
+    batched row has ``ratio``, its steps/s over the AEC path's, when both ran. ``say`` gets
+    a line as each phase starts (``bench --train`` prints them on stderr)."""
     import torch
 
     from ggpzoo.training.train import make_env, recipe
@@ -122,9 +134,19 @@ def bench_train(name: str, seconds: float = 60.0, seed: int = 0, paths=("aec", "
     r["snapshots"] = 0
     rows = []
     for path in paths:
+        label = "SingleAgentEnv" if path == "aec" else "SelfPlayVecEnv"
+        start = time.perf_counter()
+
+        def tell(what: str, label=label, start=start) -> None:
+            if say is not None:
+                say(f"{name}, {label} [{time.perf_counter() - start:.0f} s]: {what}")
+
+        tell("building the env")
         venv = _aec_venv(name, r, seed) if path == "aec" else make_env(name, r, seed)
+        tell(f"timing the env alone for {min(seconds, 10.0):g} s")
         env_only = _env_only(venv, min(seconds, 10.0), seed)
-        row = _time_path(venv, r, seconds, seed)
+        row = _time_path(venv, r, seconds, seed, say=tell)
+        tell(f"{row['steps_per_s']:,.0f} learner steps/s")
         row["env_steps_per_s"] = env_only
         row |= {"env": name, "path": "SingleAgentEnv" if path == "aec" else "SelfPlayVecEnv", "n_envs": r["n_envs"]}
         row["network"] = "cell" if r["policy"] == "cell" else "mlp " + "-".join(map(str, r["net_arch"]))

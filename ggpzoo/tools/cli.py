@@ -41,6 +41,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+TRAIN_MINUTES = 30.0  # train --minutes when not given
 MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 20 MB a frame
 MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
 
@@ -195,8 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser(
         "play",
         help="play against an agent in the terminal",
-        description="Play a game in the terminal against an agent. Type moves as cells (4,1 4,5 or a1 b2); "
-        "'help', 'moves', 'undo', 'quit' also work.",
+        description="Play a game in the terminal against an agent. Type a move as its cells, each as x,y "
+        "(column, row, counted from 1 at the lower left as the board is drawn: 4,1 4,5) or as a column letter "
+        "and a row (a = column 1: d1 d5); 'help', 'moves', 'undo', 'quit' also work. Every agent spec plays, "
+        "e.g. --opponent baseline:32 or --opponent az:runs/az/ENV/model.json.",
     )
     play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
     play.add_argument(
@@ -223,9 +226,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="the same as --env gdl:SHEET: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
         "it trains an MLP on the fluent vector through SingleAgentEnv games; opponents: random, mcts:N",
     )
-    train.add_argument("--minutes", type=_positive_float, default=30.0, help="minutes of training (default 30)")
-    train.add_argument("--timesteps", type=_positive_int, default=None, help="stop after this many learner steps")
-    train.add_argument("--out", default="runs", help="output folder (default runs)")
+    train.add_argument(
+        "--minutes",
+        type=_positive_float,
+        default=None,
+        help=f"minutes of training in this run (default {TRAIN_MINUTES:g}); with --resume, this many more. "
+        "The clock starts after the first batch of moves (numba's first compile, about a minute in a fresh "
+        "install, is not counted) and stops during evaluations and checkpoints",
+    )
+    train.add_argument(
+        "--timesteps",
+        type=_positive_int,
+        default=None,
+        help="stop after this many learner steps in this run (with --resume, this many more), "
+        "or at --minutes, whichever comes first",
+    )
+    train.add_argument(
+        "--out",
+        default="runs",
+        help="output folder (default runs): the run is OUT/ENV/; a folder that holds a run already is refused "
+        "unless you --resume it",
+    )
     train.add_argument("--seed", type=_seed, default=0)
     train.add_argument("--resume", action="store_true", help="go on from OUT/ENV/checkpoint.zip")
     train.add_argument("--eval-every", type=_positive_float, default=3.0, help="minutes between evaluations")
@@ -393,10 +414,14 @@ def _train(args) -> int:
         except json.JSONDecodeError:
             overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
     game = args.env or args.gdl
+    minutes = args.minutes
+    if minutes is None:
+        minutes = TRAIN_MINUTES
+        print(f"no --minutes given: training for {minutes:g} minutes (the default); Ctrl-C stops and saves")
     summary = train(
         game,
         out=args.out,
-        minutes=args.minutes,
+        minutes=minutes,
         timesteps=args.timesteps,
         seed=args.seed,
         resume=args.resume,
@@ -442,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             return bench_main(rest)
         from ggpzoo.tools import bench
 
-        return bench.main(argv[1:])
+        return bench.main(argv[1:], prog="python -m ggpzoo bench")
     if argv and argv[0] == "gdl":  # ggpzoo.gdl.cli's own parser
         from ggpzoo.gdl.cli import main as gdl_main
 

@@ -11,6 +11,7 @@ rank (``a1`` is ``1,1``; Mad Bishops labels its files a..j).
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 
 from ggpzoo.agents.base import Agent
@@ -44,6 +45,14 @@ def parse_move(env, text: str) -> list[int]:
 def _say(out, text: str = "") -> None:
     out.write(text + "\n")
     out.flush()
+
+
+def _search_note(opponent: Agent, seconds: float) -> str:
+    """What the opponent's last move cost: its simulations where it searched (MCTS, a
+    network with Gumbel search), and the time it took, measured here for any agent."""
+    info = getattr(opponent, "last_search", None) or {}
+    sims = f"{info['simulations']} simulations, " if info.get("simulations") else ""
+    return f"  ({sims}{seconds:.2f} s)"
 
 
 def play_terminal(
@@ -84,11 +93,13 @@ def play_terminal(
     while not env.is_game_over():
         mover = env.agent_selection
         if mover != human:
+            start = time.perf_counter()
             action = opponent.act(env)
+            seconds = time.perf_counter() - start
             env.step(action)
-            info = getattr(opponent, "last_search", None)
-            extra = f"  ({info['simulations']} simulations, {info['seconds']:.2f} s)" if info else ""
-            _say(out, f"{mover} ({opponent.name}) plays {env.action_to_string(action)}{extra}")
+            _say(
+                out, f"{mover} ({opponent.name}) plays {env.action_to_string(action)}{_search_note(opponent, seconds)}"
+            )
             shown = False
             continue
         if not shown:

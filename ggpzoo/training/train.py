@@ -2,7 +2,7 @@
 snapshots of the learner in the opponent pool, batched evaluations, checkpoints and resume.
 
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs
-    python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # go on
+    python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # 30 minutes more
 
 or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
 trains too (``python -m ggpzoo train --env gdl:tictactoe``, ``train("gdl:tictactoe")``): an MLP
@@ -16,9 +16,15 @@ snapshots in the pool, ``snapshot-K.zip``), and at the end ``model.zip``, ``poli
 and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
 ``summary.json``.
 
-The recipe of a game is [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] updated by its spec's ``recipe``
-([`ggpzoo.envs.gamespec.GameSpec`][ggpzoo.envs.gamespec.GameSpec]); any key can be overridden. Minutes count
-training only: evaluations and checkpoints are not counted.
+The recipe of a game is :data:`DEFAULT_RECIPE` updated by its spec's ``recipe``
+(:class:`ggpzoo.envs.gamespec.GameSpec`); any key can be overridden.
+
+The budget, ``minutes`` (and ``timesteps``), is that of this run: a resumed run trains that
+much more. Minutes count training only: the clock starts after the first batch of moves
+(setting up the games and numba's first compile of their kernels, a minute or so in a
+fresh install, are not counted), and evaluations and checkpoints do not count either. A
+run into a folder that already holds one is refused unless it resumes. Ctrl-C stops
+training, saves the checkpoint and the model, and skips the final evaluation.
 Needs the ``train`` extra.
 """
 
@@ -242,6 +248,9 @@ def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
     )
 
 
+RUN_FILES = ("checkpoint.json", "checkpoint.zip", "eval.csv", "model.zip", "summary.json")
+"""The files whose presence means a folder holds a run (see `train`)."""
+
 FIELDS = ["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
 
 
@@ -265,7 +274,8 @@ def train(
     **overrides,
 ) -> dict:
     """Train ``name`` for ``minutes`` of training (or ``timesteps`` learner steps, whichever
-    comes first), evaluating every ``eval_every`` minutes against ``eval_opponents``
+    comes first; both count this run, so a resumed run trains that much more; see the module
+    docstring for what the minutes count), evaluating every ``eval_every`` minutes against ``eval_opponents``
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
     (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play, random play
     alone for a GDL game). ``name`` is an env name: ``gdl:SHEET`` (or a loaded
@@ -273,7 +283,9 @@ def train(
     (games through [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env], evaluations through
     [`ggpzoo.training.single_agent.evaluate()`][ggpzoo.training.single_agent.evaluate]). ``resume`` goes on from
     ``OUT/NAME/checkpoint.zip``: the clock, the steps, the optimizer and the snapshot pool
-    carry on. ``log`` gets each line of progress (default: printed). Returns the summary."""
+    carry on; without it, a folder ``OUT/NAME`` that holds a run already raises
+    FileExistsError (nothing is overwritten). ``log`` gets each line of progress (default:
+    printed). Returns the summary."""
     import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
@@ -286,6 +298,7 @@ def train(
     from stable_baselines3.common.callbacks import BaseCallback
 
     from ggpzoo.agents.weights import save_policy
+    from ggpzoo.tools._progress import Progress
     from ggpzoo.training import selfplay, single_agent
 
     gdl = _is_gdl(name)
@@ -297,10 +310,14 @@ def train(
     r = recipe(name, **overrides)  # a bad recipe fails before anything is written
     torch.set_num_threads(threads)
     folder = Path(out) / tag_name
-    folder.mkdir(parents=True, exist_ok=True)
     state_path, ckpt_path = folder / "checkpoint.json", folder / "checkpoint.zip"
     if resume and not (state_path.exists() and ckpt_path.exists()):
         raise FileNotFoundError(f"nothing to resume: no {ckpt_path} (start without --resume)")
+    if not resume and any((folder / f).exists() for f in RUN_FILES):
+        raise FileExistsError(
+            f"{folder} holds a run already: add --resume to train it more, or give another --out (or delete the folder)"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
     state = json.loads(state_path.read_text()) if resume else {}
     r = recipe(name, **(state.get("recipe_overrides", {}) | overrides))
     env = make_env(name, r, seed + state.get("resumes", 0))
@@ -367,13 +384,15 @@ def train(
             )
         )
 
-    limit = 60.0 * minutes
-    target = None if timesteps is None else int(timesteps)
+    limit = trained + 60.0 * minutes  # this run's minutes, on top of a resumed run's
+    target = None if timesteps is None else model.num_timesteps + int(timesteps)
+    bar = Progress(round(60 * minutes), f"train {tag_name}", enabled=None if progress else False)
 
     class Loop(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.mark = time.perf_counter()
+            self.mark = None  # the clock starts after the first batch of moves (numba's compile)
+            self.shown = 0
             self.next_eval = trained + 60 * eval_every
             self.next_ckpt = trained + 60 * checkpoint_every
             self.next_snapshot = (model.num_timesteps // r["snapshot_every"] + 1) * r["snapshot_every"]
@@ -381,9 +400,14 @@ def train(
         def _on_step(self) -> bool:
             nonlocal trained
             now = time.perf_counter()
-            trained += now - self.mark
+            if self.mark is not None:
+                trained += now - self.mark
             self.mark = now
             t = self.num_timesteps
+            go_on = trained < limit and (target is None or t < target)
+            done = round(trained - (limit - 60 * minutes))
+            bar.update(max(done - self.shown, 0), f"{t:,} steps")
+            self.shown = max(self.shown, done)
             if r["snapshots"] and t >= self.next_snapshot:
                 self.next_snapshot += r["snapshot_every"]
                 env.add_snapshot(model, r["snapshot_weight"], max_snapshots=r["snapshots"])
@@ -392,25 +416,36 @@ def train(
                 snapshots.append(path)
                 while len(snapshots) > r["snapshots"]:
                     (folder / snapshots.pop(0)).unlink(missing_ok=True)
-            if trained >= self.next_eval:
+            if trained >= self.next_eval and go_on:  # the last one is the final evaluation
                 self.next_eval += 60 * eval_every
                 run_eval(eval_games, "eval")
-            if trained >= self.next_ckpt:
+            if trained >= self.next_ckpt and go_on:  # the last one is written at the end
                 self.next_ckpt += 60 * checkpoint_every
                 checkpoint()
             self.mark = time.perf_counter()  # evaluations and checkpoints are not training time
-            return trained < limit and (target is None or t < target)
+            return go_on
 
+    steps = "" if timesteps is None else f" or {int(timesteps):,} learner steps"
     log(
-        f"training {tag_name} for {minutes} min{'' if target is None else f' or {target:,} steps'}: "
-        + ", ".join(f"{k}={v}" for k, v in r.items())
+        f"training {tag_name} for {minutes:g} minutes{steps} (training time: not the first compile, "
+        f"evaluations or checkpoints); Ctrl-C stops and saves. Recipe: " + ", ".join(f"{k}={v}" for k, v in r.items())
     )
-    if trained < limit and (target is None or model.num_timesteps < target):
-        model.learn(10**12, callback=Loop(), progress_bar=progress, reset_num_timesteps=not resume)
+    interrupted = False
+    try:
+        # 10**12: the callback stops the run, at the budget of minutes or steps
+        model.learn(10**12, callback=Loop(), progress_bar=False, reset_num_timesteps=not resume)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
     checkpoint()
     model.save(folder / "model.zip")
     save_policy(model, str(folder / "policy"), env_name=tag_name)
-    final = run_eval(final_eval_games, "final")
+    if interrupted:
+        log(f"interrupted after {trained / 60:.1f} minutes of training: saved {folder}; no final evaluation")
+        final = []
+    else:
+        final = run_eval(final_eval_games, "final")
     log_file.close()
     summary = {
         "env": tag_name,

@@ -2,7 +2,7 @@
 (`net`) and self-play training (`train`);
 the search itself is `ggpzoo.agents.gumbel`.
 
-    python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/skirmish
+    python -m ggpzoo.training.az --env skirmish_v0 --minutes 60 --out runs/az/skirmish_v0
 
 Needs torch (the ``train`` extra).
 """

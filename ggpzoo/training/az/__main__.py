@@ -17,8 +17,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--env", required=True, type=_any_env_name, help="the game: an env name, or gdl:SHEET (a two-role GDL game)"
     )
-    p.add_argument("--minutes", required=True, type=_positive_float, help="wall-clock minutes to train (this run)")
-    p.add_argument("--out", required=True, help="directory: checkpoint.pt, model.json + model.pt, log.csv")
+    p.add_argument(
+        "--minutes",
+        required=True,
+        type=_positive_float,
+        help="minutes of this run, wall clock (setup, the first compile, evaluations and saves included); "
+        "with --resume, this many more",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="directory: checkpoint.pt, model.json + model.pt, log.csv; one that holds a run already is refused "
+        "unless you --resume it",
+    )
     p.add_argument("--simulations", type=_positive_int, default=16, help="search simulations per move (default 16)")
     p.add_argument("--games", type=_positive_int, default=64, help="self-play games played together (default 64)")
     p.add_argument(

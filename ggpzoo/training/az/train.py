@@ -376,10 +376,11 @@ def _write_row(path: str, row: dict) -> None:
 
 
 def train(config: AZConfig, minutes: float, out: str, resume: bool = False, progress: bool | None = None) -> dict:
-    """Train for ``minutes`` (wall clock) into directory ``out``; returns the last counters.
+    """Train for ``minutes`` (wall clock, of this run) into directory ``out``; returns the last counters.
 
     With ``resume``, the network, optimiser and counters come from ``out/checkpoint.pt``
-    (its network size and ``c_scale`` win over ``config``'s).
+    (its network size and ``c_scale`` win over ``config``'s) and it trains ``minutes`` more;
+    without it, an ``out`` that holds a checkpoint already raises ValueError.
     """
     if not (minutes > 0 and math.isfinite(minutes)):
         raise ValueError(f"minutes must be a positive number, got {minutes!r}")
@@ -387,8 +388,10 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: torch sees no CUDA device")
-    os.makedirs(out, exist_ok=True)
     ckpt_path = os.path.join(out, "checkpoint.pt")
+    if not resume and os.path.exists(ckpt_path):
+        raise ValueError(f"{out} holds a run already: add --resume to train it more, or give another --out")
+    os.makedirs(out, exist_ok=True)
     counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0}
     torch.manual_seed(config.seed)
     if resume:
