@@ -21,7 +21,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["GDLError", "Rule", "is_var", "parse", "relation", "sort_key", "substitute", "to_text", "variables"]
+__all__ = [
+    "GDLError",
+    "Rule",
+    "goal_value",
+    "is_var",
+    "parse",
+    "relation",
+    "sort_key",
+    "substitute",
+    "to_text",
+    "variables",
+]
 
 
 class GDLError(ValueError):
@@ -92,9 +103,18 @@ def sort_key(t):
     """An order on ground terms that puts numbers in numeric order: 2 before 10."""
     if type(t) is tuple:
         return (2, tuple(sort_key(a) for a in t))
-    if t.isdigit():
+    if t.isascii() and t.isdigit():  # not str.isdigit() alone: '²' is a digit that int() refuses
         return (0, int(t), t)
     return (1, 0, t)
+
+
+def goal_value(t) -> int | None:
+    """The goal value a term stands for: an integer 0..100 written in ASCII digits; None
+    for anything else (``150``, ``(score 5)``, ``²``, a 25-digit number)."""
+    if type(t) is not str or not (t.isascii() and t.isdigit()) or len(t) > 3:
+        return None
+    v = int(t)
+    return v if v <= 100 else None
 
 
 def _read(tokens: list[tuple[str, int]]):

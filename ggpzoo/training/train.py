@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from ggpzoo.envs import spec as _spec
+from ggpzoo.tools.arena import GDL_MAX_STEPS  # a GDL game's joint moves before it is cut (a draw)
 
 __all__ = ["DEFAULT_RECIPE", "GDL_RECIPE", "gdl_vec_env", "recipe", "make_model", "run_name", "train", "view_of"]
 
@@ -191,14 +192,20 @@ def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, rewar
         from ggpzoo.training.gdl_selfplay import GDLSelfPlayVecEnv
 
         return GDLSelfPlayVecEnv(
-            game, num_envs, opponents=list(opponents), weights=list(weights), seed=seed, reward=reward
+            game,
+            num_envs,
+            opponents=list(opponents),
+            weights=list(weights),
+            seed=seed,
+            reward=reward,
+            max_steps=GDL_MAX_STEPS,
         )
 
     keep = len(opponents)
 
     def one(i: int) -> SingleAgentEnv:
         pool = OpponentPool(list(opponents), weights=list(weights), max_size=keep + max_snapshots)
-        return SingleAgentEnv(game, opponent=pool, reward=reward)
+        return SingleAgentEnv(game, opponent=pool, reward=reward, env_kwargs={"max_steps": GDL_MAX_STEPS})
 
     class _GDLVecEnv(DummyVecEnv):
         def add_snapshot(self, model, weight: float = 1.0, max_snapshots: int | None = None) -> None:
@@ -322,7 +329,15 @@ def train(
         for opp in eval_opponents:
             eval_seed = seed + 10**6 + model.num_timesteps
             if gdl:
-                res = single_agent.evaluate(model, name, opp, games, seed=eval_seed, reward=view["reward"])
+                res = single_agent.evaluate(
+                    model,
+                    name,
+                    opp,
+                    games,
+                    seed=eval_seed,
+                    reward=view["reward"],
+                    env_kwargs={"max_steps": GDL_MAX_STEPS},
+                )
             else:
                 res = selfplay.evaluate(model, name, opp, games, seed=eval_seed, **view)
             row = {
