@@ -151,3 +151,61 @@ def test_a_digit_symbol_sorts_as_a_symbol():
         BASE.replace("(legal white noop)", "(legal white ²) (legal white 3) (legal white noop)") + "(goal white 0)"
     )
     assert g.legal(g.initial_state(), "white") == ["3", "noop", "²"]
+
+
+# ----------------------------------------------------------------------------- messages
+def test_terms_nested_past_the_limit_are_refused_in_one_line():
+    from ggpzoo.gdl.syntax import MAX_NESTING
+
+    deep = "(f " * 250 + "a" + ")" * 250
+    with pytest.raises(GDLError, match=f"nested deeper than MAX_NESTING = {MAX_NESTING}"):
+        gdl.load(BASE + "(goal white 0)" + f"(<= (q ?x) (p {deep}) (r ?x)) (r 1)")
+    ok = "(f " * 40 + "a" + ")" * 40  # deep, within the limit: read and evaluated
+    g = gdl.load(BASE + "(goal white 0)" + f"(p {ok}) (<= (q ?x) (p ?x))")
+    assert len(g.program.static_facts(("q", 1))) == 1
+
+
+def test_a_role_must_be_a_symbol():
+    with pytest.raises(GDLError, match=r"a role is a symbol, got \(c d\) \(line 1: \(role \(c d\)\)\)"):
+        gdl.load("(role (c d)) (role b) (init (s 0)) (legal b n) (goal b 0) terminal")
+
+
+@pytest.mark.parametrize(
+    "rules, named",
+    [
+        ("(init (s 0)) (<= (init (s ?x)) (true (s ?x)))", r"\(<= \(init \(s \?x\)\) \(true \(s \?x\)\)\)"),
+        (
+            "(init (s 0)) (<= (legal white m) (foo)) (<= foo (does black noop))",
+            r"legal must not depend on does \(line 1: \(<= \(legal white m\) foo\)\)",
+        ),
+    ],
+)
+def test_dependency_checks_name_the_offending_rule(rules, named):
+    text = (
+        "(role white) (role black) (legal white noop) (legal black noop) (<= terminal (true (s 1)))"
+        " (goal white 0) (goal black 0)" + rules
+    )
+    with pytest.raises(GDLError, match=named):
+        gdl.load(text)
+
+
+def test_gdl_command_line_numbers(capsys):
+    from ggpzoo.gdl.cli import bench_main
+    from ggpzoo.gdl.cli import main as gdl_main
+
+    for argv, text in (
+        (["--gdl", "tictactoe", "--seconds", "inf"], "MAX_SECONDS"),
+        (["--gdl", "tictactoe", "--seconds", "nan"], "MAX_SECONDS"),
+        (["--gdl", "tictactoe", "--seconds", "-1"], "MAX_SECONDS"),
+        (["--gdl", "tictactoe", "--batch", "100000000"], "MAX_BATCH"),
+    ):
+        with pytest.raises(SystemExit):
+            bench_main(argv)
+        assert text in capsys.readouterr().err
+    for argv, text in (
+        (["tictactoe", "--seconds", "inf"], "MAX_SECONDS"),
+        (["tictactoe", "--games", "-5"], "MAX_GAMES"),
+    ):
+        with pytest.raises(SystemExit):
+            gdl_main(argv)
+        assert text in capsys.readouterr().err

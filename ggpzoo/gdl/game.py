@@ -110,6 +110,10 @@ class Game:
         roles = [a[1] for a in self.program.static_facts(("role", 1))]
         if not roles:
             raise GDLError("the sheet defines no role")
+        for role in roles:
+            if type(role) is not str:
+                r = self.program.rule_for(("role", role))
+                raise GDLError(f"a role is a symbol, got {to_text(role)}" + (f" ({r.where()})" if r else ""))
         if len(set(roles)) != len(roles):
             raise GDLError(f"a role is defined twice: {roles}")
         self.roles: list[str] = roles

@@ -413,12 +413,22 @@ def check(rules: list[Rule], deps, comp_of) -> None:
                         f"recursion restriction broken: argument {to_text(t)} of the recursive literal {to_text(a[0])} "
                         f"is neither ground, nor in the head, nor in a non-recursive positive literal ({r.where()})"
                     )
-    for r in rules:
+
+    def reads(r: Rule, targets: set) -> bool:
+        """Whether a body literal of ``r`` is, or depends on, one of ``targets``."""
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None:
+                rel = relation(a[0])
+                if rel in targets or targets & deps.closure(rel):
+                    return True
+        return False
+
+    for r in rules:  # the rule that reads true or does is named, not the relation's first rule
         h = relation(r.head)
-        for k in ("role", "init", "base", "input"):
-            if h[0] == k and (deps.get_dyn(h)):
-                raise GDLError(f"{k} must not depend on true or does ({r.where()})")
-        if h[0] in ("legal", "goal", "terminal") and deps.get_does(h):
+        if h[0] in ("role", "init", "base", "input") and deps.get_dyn(h) and reads(r, {TRUE, DOES}):
+            raise GDLError(f"{h[0]} must not depend on true or does ({r.where()})")
+        if h[0] in ("legal", "goal", "terminal") and deps.get_does(h) and reads(r, {DOES}):
             raise GDLError(f"{h[0]} must not depend on does ({r.where()})")
 
 

@@ -39,6 +39,7 @@ class GDLError(ValueError):
     """A rule sheet that cannot be read, or that breaks a rule of GDL."""
 
 
+MAX_NESTING = 64  # parentheses open at once in a sheet (a rule's ``(<= ...)`` included); deeper is refused
 _TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
 
 
@@ -124,6 +125,8 @@ def _read(tokens: list[tuple[str, int]]):
     lines: list[int] = []
     for tok, line in tokens:
         if tok == "(":
+            if len(stack) >= MAX_NESTING:
+                raise GDLError(f"line {line}: terms nested deeper than MAX_NESTING = {MAX_NESTING} are not read")
             stack.append([])
             lines.append(line)
         elif tok == ")":
