@@ -124,6 +124,8 @@ def test_training_games_of_a_gdl_sheet_are_capped():
     g = gdl.load(gdl.game_path("tictactoe"))
     venv = gdl_vec_env(g, 2, ["random"], [1.0])
     assert venv.games.max_steps == GDL_MAX_STEPS
+    venv = gdl_vec_env(g, 2, ["mcts:2"], [1.0])  # the AEC path, other opponents
+    assert venv.envs[0].aec_env.unwrapped.max_steps == GDL_MAX_STEPS
 
 
 # ----------------------------------------------------------------------------- goal values
