@@ -487,3 +487,17 @@ def test_training_example_saves_plain_weights(tmp_path):
     env = load("skirmish_endgame_v0").raw_env()
     env.reset()
     assert agent.act(env) in env.legal_actions()
+
+
+@pytest.mark.parametrize("bad", [-5, 1.5, True, "3"])
+def test_selfplay_vec_env_refuses_a_bad_seed_at_the_call(bad):
+    pytest.importorskip("stable_baselines3")
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
+
+    venv = SelfPlayVecEnv("mad_bishops_v0", 2)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        venv.seed(bad)
+    venv.seed(7)  # a good one still seeds the next reset
+    a = venv.reset()
+    venv.seed(7)
+    assert np.array_equal(venv.reset(), a)

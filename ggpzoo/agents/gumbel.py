@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import _StateAgent, seeded_rng
+from ggpzoo.agents.mcts import MAX_SIMULATIONS  # a search's tree nodes in all (games x simulations), as MCTS's
 from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, net_input
 from ggpzoo.engine.rng import next_random, stream
 from ggpzoo.envs import spec as _spec
@@ -521,8 +522,13 @@ class GumbelSearch:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if isinstance(max_considered, bool) or not isinstance(max_considered, (int, np.integer)) or max_considered < 1:
             raise ValueError(f"max_considered must be a positive integer, got {max_considered!r}")
-        if games < 1:
-            raise ValueError(f"games must be at least 1, got {games!r}")
+        if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+            raise ValueError(f"games must be a positive integer, got {games!r}")
+        if int(games) * (int(simulations) + 1) > MAX_SIMULATIONS:
+            raise ValueError(
+                f"games x (simulations + 1) must be at most MAX_SIMULATIONS = {MAX_SIMULATIONS:,} tree nodes, "
+                f"got {int(games):,} x {int(simulations) + 1:,}"
+            )
         for name, value in (("c_visit", c_visit), ("c_scale", c_scale)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1e6:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
@@ -673,7 +679,9 @@ class GumbelSearch:
 def _best_legal(game, board, aux, part_logits, cells, legal):
     """The legal action with the largest factored logit (the network alone)."""
     n = legal_actions(game, board, aux, legal)
-    best, best_logit = -1, -np.inf
+    # the first legal action unless one has a larger logit: NaN logits (a broken network) never
+    # win, so the answer is always a legal action
+    best, best_logit = (legal[0] if n > 0 else -1), -np.inf
     for i in range(n):
         a = legal[i]
         s = 0.0
@@ -715,11 +723,13 @@ class GumbelAZAgent(_StateAgent):
 
         from ggpzoo.training.az.net import evaluator, load_model
 
+        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
+            raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
+        if simulations >= MAX_SIMULATIONS:
+            raise ValueError(f"simulations must be below MAX_SIMULATIONS = {MAX_SIMULATIONS:,}, got {simulations:,}")
         net = load_model(model, env_name) if isinstance(model, (str, os.PathLike)) else model
         if getattr(net, "env_name", None) != env_name:
             raise ValueError(f"the model plays {getattr(net, 'env_name', None)!r}, not {env_name!r}")
-        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
-            raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
         self.net = net.eval()
         self.device = next(net.parameters()).device
         self.torch = torch

@@ -52,10 +52,19 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     from ggpzoo.agents.simple import GreedyAgent, RandomAgent
     from ggpzoo.gdl.spec import gdl_game
 
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec is a string such as 'random' or 'mcts:200', got {spec!r:.60}")
     text = spec.strip()
     kind, _, arg = text.partition(":")
     mcts = MCTSAgent
     game = gdl_game(env_name)
+    if game is None:
+        from ggpzoo.envs import spec as env_spec
+
+        try:
+            env_spec(env_name)  # a name no env has fails here, whatever the agent
+        except ValueError as e:
+            raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
     label = env_name if game is None else f"gdl_{game.name}"  # for the examples in messages
     if game is not None:
         from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
@@ -122,9 +131,13 @@ def _simulations(arg: str, example: str) -> int:
     """A search budget from a spec: 0 (the network alone) when empty."""
     if not arg:
         return 0
-    if re.fullmatch(r"\d+", arg) and int(arg) > 0:
+    from ggpzoo.agents.mcts import MAX_SIMULATIONS
+
+    if re.fullmatch(r"\d+", arg) and 0 < int(arg) < MAX_SIMULATIONS:
         return int(arg)
-    raise AgentSpecError(f"the search budget is a positive number of simulations ({example})")
+    raise AgentSpecError(
+        f"the search budget is a positive number of simulations below MAX_SIMULATIONS = {MAX_SIMULATIONS:,} ({example})"
+    )
 
 
 def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
@@ -136,9 +149,31 @@ def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
         if isinstance(env_name, Game):
             from ggpzoo.agents.gdl_gumbel import GDLGumbelAZAgent
 
+            _check_model_sheet(path, env_name)
+
             return GDLGumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
         from ggpzoo.agents.gumbel import GumbelAZAgent
 
         return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
     except ImportError as e:
         raise AgentSpecError(f"AlphaZero agents need torch (pip install ggpzoo[train]): {e}") from None
+
+
+def _check_model_sheet(path: str, game) -> None:
+    """Refuse a model whose description names another sheet than ``game``'s, by the sheets'
+    texts, before the loader reads (and grounds) that sheet."""
+    from ggpzoo.agents.weights import read_description
+    from ggpzoo.gdl.game import _read_sheet
+    from ggpzoo.gdl.spec import sheet_path
+    from ggpzoo.training.az.net import FORMAT, MAX_JSON_BYTES
+
+    _, d, _ = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
+    env = d.get("env")
+    if not (isinstance(env, str) and env.startswith("gdl:")):
+        raise AgentSpecError(f"{path} plays {env!r:.80}, not the GDL game {game.name}")
+    try:
+        text = _read_sheet(sheet_path(env[len("gdl:") :]))
+    except (ValueError, OSError) as e:
+        raise AgentSpecError(f"{path} plays {env!r:.80}, whose sheet cannot be read: {e}") from None
+    if text != game.text:
+        raise AgentSpecError(f"{path} plays {env!r:.80}, another sheet than {game.name}")

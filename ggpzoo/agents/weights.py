@@ -26,15 +26,53 @@ Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
 import numpy as np
 
-__all__ = ["save_policy", "load_policy", "FORMAT", "read_description", "load_weights"]
+__all__ = ["save_policy", "load_policy", "FORMAT", "MAX_WEIGHTS_BYTES", "read_description", "load_weights"]
 
 FORMAT = "ggpzoo-policy-1"
 MAX_JSON_BYTES = 1 << 20
+# the largest network a description may build, and so the most tensor bytes a weights file
+# may hold (policies here; AlphaZero networks in ggpzoo.training.az.net too): checked before
+# anything is allocated
+MAX_WEIGHTS_BYTES = 256 << 20
+MAX_OBSERVATION_SIZE = 1 << 24  # numbers in a described observation space
+MAX_ACTIONS = 1 << 24  # actions in a described action space
+
+
+def tensor_bytes(module) -> int:
+    """The bytes of ``module``'s parameters and buffers (also of a module built on the ``meta`` device)."""
+    return sum(t.numel() * t.element_size() for t in module.state_dict().values())
+
+
+@contextlib.contextmanager
+def sizing():
+    """Modules built inside are on the ``meta`` device: shapes without memory, to size a
+    described network before building it (``.to(device)`` leaves them there)."""
+    import torch
+    from torch import nn
+
+    to = nn.Module.to
+    nn.Module.to = lambda self, *a, **k: self
+    try:
+        with torch.device("meta"):
+            yield
+    finally:
+        nn.Module.to = to
+
+
+def check_network_bytes(module, where: str) -> None:
+    """ValueError if ``module`` (best built on the ``meta`` device) passes :data:`MAX_WEIGHTS_BYTES`."""
+    n = tensor_bytes(module)
+    if n > MAX_WEIGHTS_BYTES:
+        raise ValueError(
+            f"{where}: the described network takes {n / 2**20:,.0f} MB, over MAX_WEIGHTS_BYTES = "
+            f"{MAX_WEIGHTS_BYTES >> 20} MB"
+        )
 
 
 def _policy_classes() -> dict:
@@ -131,12 +169,35 @@ def read_description(path: str, fmt: str, what: str, max_bytes: int = MAX_JSON_B
     return json_path, d, os.path.join(os.path.dirname(json_path), weights)
 
 
+def _check_weights_file(weights_path: str, limit: int) -> None:
+    """ValueError unless ``weights_path`` is a regular file whose contents (the uncompressed
+    sizes in a zip's directory, read without inflating anything) fit in ``limit`` bytes."""
+    import stat
+    import zipfile
+
+    st = os.stat(weights_path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{weights_path} is not a regular file")
+    if st.st_size > limit:
+        raise ValueError(f"{weights_path} holds {st.st_size:,} bytes, more than the described network's {limit:,}")
+    if zipfile.is_zipfile(weights_path):
+        try:
+            with zipfile.ZipFile(weights_path) as z:
+                total = sum(i.file_size for i in z.infolist())
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise ValueError(f"{weights_path} is not a plain weights file: {e}") from None
+        if total > limit:
+            raise ValueError(f"{weights_path} unpacks to {total:,} bytes, more than the described network's {limit:,}")
+
+
 def load_weights(module, weights_path: str, what: str) -> None:
     """Load the tensors of ``weights_path`` into ``module`` with ``torch.load(weights_only=True)``,
     which runs no code; a pickle of anything else, or tensors that do not fit, is a ValueError
-    (an unreadable file an OSError)."""
+    (an unreadable file an OSError). A file whose contents (unpacked) pass ``module``'s own
+    tensor bytes (plus 1 MB for the file's structure) is refused before it is read."""
     import torch
 
+    _check_weights_file(weights_path, tensor_bytes(module) + (1 << 20))
     try:
         state = torch.load(weights_path, map_location="cpu", weights_only=True)
     except OSError:
@@ -203,6 +264,11 @@ def load_policy(path: str):
         if d["policy"] not in classes:
             raise ValueError(f"the policy class {d['policy']!r} is not one of {sorted(classes)}")
         o = d["observation_space"]
+        shape = tuple(int(n) for n in o["shape"])
+        if any(n < 1 for n in shape) or int(np.prod(shape, dtype=object)) > MAX_OBSERVATION_SIZE:
+            raise ValueError(f"the observation shape {shape} is empty or passes {MAX_OBSERVATION_SIZE:,} numbers")
+        if not 1 <= int(d["action_space"]["n"]) <= MAX_ACTIONS:
+            raise ValueError(f"the action count must be in 1..{MAX_ACTIONS:,}, got {d['action_space']['n']!r}")
         obs_space = spaces.Box(
             float(o["low"]), float(o["high"]), tuple(int(n) for n in o["shape"]), np.dtype(o["dtype"])
         )
@@ -210,6 +276,8 @@ def load_policy(path: str):
         arguments = _from_json(d["arguments"], "arguments")
         if not isinstance(arguments, dict):
             raise ValueError("'arguments' is not an object")
+        with sizing():  # sized before anything is allocated
+            check_network_bytes(classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments), json_path)
         policy = classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad policy description: {type(e).__name__}: {e}") from None

@@ -33,7 +33,12 @@ def read_cells(text: str, width: int, height: int) -> list[tuple[int, int]]:
     if len(stripped) > MAX_MOVE_TEXT:
         raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(stripped)}")
     numbers = stripped.replace(",", " ").split()
-    if all(n.isdigit() for n in numbers) and "," not in stripped and len(numbers) >= 2 and len(numbers) % 2 == 0:
+    if (
+        all(n.isascii() and n.isdigit() for n in numbers)
+        and "," not in stripped
+        and len(numbers) >= 2
+        and len(numbers) % 2 == 0
+    ):
         cells = [(int(numbers[i]), int(numbers[i + 1])) for i in range(0, len(numbers), 2)]
     else:
         cells, pos = [], 0

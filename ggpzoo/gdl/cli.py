@@ -31,6 +31,34 @@ __all__ = [
 ]
 
 
+MAX_SECONDS = 3600.0  # --seconds and the other time options of these commands: at most an hour
+MAX_GAMES = 1_000_000  # --games
+MAX_BATCH = 65_536  # bench --batch: games stepped together
+
+
+def _number(kind, low: float, high: float, what: str):
+    """An argparse type: a ``kind`` (int or float) in ``low..high``, finite, else a one-line error naming ``high``."""
+
+    def read(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'a whole number' if kind is int else 'a number'}"
+            ) from None
+        if not (low <= v <= high):  # NaN fails too
+            span = f"{low:,}..{high:,}" if kind is int else f"{low:g}..{high:g}"
+            raise argparse.ArgumentTypeError(f"{text} is not in {span} ({what})")
+        return v
+
+    return read
+
+
+_SECONDS = _number(float, 1e-3, MAX_SECONDS, "MAX_SECONDS")
+_LIMIT = _number(float, 0.0, MAX_SECONDS, "MAX_SECONDS")
+_GAMES = _number(int, 1, MAX_GAMES, "MAX_GAMES")
+
+
 def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
     """Random games on the exact reasoner for about ``seconds``: (transitions, seconds, games)."""
     m = game.machine("exact")
@@ -126,14 +154,14 @@ def bench_main(argv=None) -> int:
         prog="python -m ggpzoo bench --gdl", description="random-playout transitions/s of GDL sheets, one core"
     )
     p.add_argument("--gdl", nargs="+", required=True, metavar="FILE", help=".kif files (or names of shipped games)")
-    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
+    p.add_argument("--seconds", type=_SECONDS, default=2.0, help="time per measurement (default 2; at most 3600)")
     p.add_argument("--no-exact", action="store_true", help="skip the exact path")
     p.add_argument(
         "--batch",
-        type=int,
+        type=_number(int, 0, MAX_BATCH, "MAX_BATCH"),
         default=256,
         metavar="N",
-        help="games stepped together on GDLVectorGames for the batched column (default 256; 0 skips it)",
+        help="games stepped together on GDLVectorGames for the batched column (default 256; 0 skips it; at most 65536)",
     )
     a = p.parse_args(argv)
     if a.batch < 0:
@@ -280,11 +308,13 @@ def corpus_main(argv=None) -> int:
         prog="python -m ggpzoo gdl corpus", description="which GDL sheets load and play to the end"
     )
     p.add_argument("paths", nargs="+", help=".kif files or folders of them")
-    p.add_argument("--games", type=int, default=3)
-    p.add_argument("--roles", type=int, default=None, help="only sheets with this many roles")
-    p.add_argument("--ground-time-limit", type=float, default=30.0, help="CPU seconds grounding may take (default 30)")
+    p.add_argument("--games", type=_GAMES, default=3)
     p.add_argument(
-        "--time-limit", type=float, default=300.0, help="seconds per sheet for playing, load included (default 300)"
+        "--roles", type=_number(int, 1, 1000, "roles"), default=None, help="only sheets with this many roles"
+    )
+    p.add_argument("--ground-time-limit", type=_LIMIT, default=30.0, help="CPU seconds grounding may take (default 30)")
+    p.add_argument(
+        "--time-limit", type=_SECONDS, default=300.0, help="seconds per sheet for playing, load included (default 300)"
     )
     a = p.parse_args(argv)
     files = []
@@ -330,10 +360,14 @@ def main(argv=None) -> int:
     shipped = ", ".join(sorted(f[:-4] for f in os.listdir(gdl.GAMES_DIR) if f.endswith(".kif")))
     p.add_argument("file", help=f"a .kif file, or the name of a shipped game: {shipped}")
     p.add_argument("--backend", default="auto", choices=["auto", "compiled", "exact"])
-    p.add_argument("--games", type=int, default=1000, help="random games for the compiled speed (default 1000)")
-    p.add_argument("--seconds", type=float, default=2.0, help="time for the exact path's speed (default 2)")
+    p.add_argument(
+        "--games", type=_GAMES, default=1000, help="random games for the compiled speed (default 1000; at most 10**6)"
+    )
+    p.add_argument(
+        "--seconds", type=_SECONDS, default=2.0, help="time for the exact path's speed (default 2; at most 3600)"
+    )
     p.add_argument("--no-api-test", action="store_true", help="skip PettingZoo's api_test")
-    p.add_argument("--ground-time-limit", type=float, default=60.0, help="CPU seconds grounding may take (default 60)")
+    p.add_argument("--ground-time-limit", type=_LIMIT, default=60.0, help="CPU seconds grounding may take (default 60)")
     a = p.parse_args(argv)
     from ggpzoo.gdl.propnet import random_playouts
 

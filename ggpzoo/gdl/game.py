@@ -21,29 +21,82 @@ from functools import cached_property
 import numpy as np
 
 from ggpzoo.gdl.lint import lint
-from ggpzoo.gdl.logic import Program
-from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
+from ggpzoo.gdl.logic import STATIC_TIME_LIMIT, Program
+from ggpzoo.gdl.syntax import GDLError, goal_value, is_var, parse, sort_key, to_text
 
-__all__ = ["ExactMachine", "Game", "load"]
+__all__ = ["MAX_SHEET_BYTES", "ExactMachine", "Game", "load"]
 
 LEGAL, GOAL, TERMINAL, NEXT = ("legal", 2), ("goal", 2), ("terminal", 0), ("next", 1)
+
+
+MAX_SHEET_BYTES = 16 << 20  # a rule sheet file larger than this is refused unread
+
+
+def _is_text(s: str) -> bool:
+    """KIF text rather than a path: not an existing file, and holds a newline or starts with
+    ``(`` or ``;`` (after whitespace). A file named ``tictactoe (1).kif`` stays a path."""
+    if "\n" in s or "\0" in s or len(s) > 4096:
+        return True
+    if os.path.lexists(s):
+        return False
+    return s.lstrip()[:1] in ("(", ";")
+
+
+def _read_sheet(path: str) -> str:
+    """The text of a sheet file: a regular file of at most :data:`MAX_SHEET_BYTES`, read
+    without blocking on a FIFO or reading a device whole."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise GDLError(f"cannot read the GDL file {path!r}: {e.strerror}") from None
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise GDLError(f"{path!r} is {kind}: pass a .kif file or the KIF text")
+    if st.st_size > MAX_SHEET_BYTES:
+        raise GDLError(f"{path!r} is over MAX_SHEET_BYTES = {MAX_SHEET_BYTES >> 20} MB: not a rule sheet")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_SHEET_BYTES + 1)
+    except OSError as e:
+        raise GDLError(f"cannot read the GDL file {path!r}: {e.strerror}") from None
+    if len(raw) > MAX_SHEET_BYTES:  # grew since the stat
+        raise GDLError(f"{path!r} is over MAX_SHEET_BYTES = {MAX_SHEET_BYTES >> 20} MB: not a rule sheet")
+    return raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
+
+
+def check_time_limit(value, name: str = "ground_time_limit") -> float:
+    """``value`` as a float if it is a finite number of seconds >= 0, else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    v = float(value)
+    if not (0 <= v < float("inf")):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return v
 
 
 def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> Game:
     """Read and check a GDL sheet: a path to a ``.kif`` file, or the KIF text itself.
 
-    Raises [`ggpzoo.gdl.GDLError`][ggpzoo.gdl.GDLError] (a ValueError) for a sheet that cannot be read or
+    A string is read as KIF text when it is not an existing file and holds a newline or
+    starts with ``(`` or ``;``; anything else is a path. A file must be a regular file of at
+    most :data:`MAX_SHEET_BYTES` (16 MB). ``ground_time_limit`` (seconds of CPU time, finite,
+    0 or more) bounds the grounding, and the static relations computed at load (which get at
+    least :data:`~ggpzoo.gdl.logic.STATIC_TIME_LIMIT`, 10 s).
+
+    Raises :class:`ggpzoo.gdl.GDLError` (a ValueError) for a sheet that cannot be read or
     that breaks GDL's rules (unsafe rule, unstratified negation, recursion restriction...).
     """
-    text = str(path_or_text)
-    if "(" not in text and os.path.exists(text):
-        with open(text, encoding="utf-8", errors="replace") as f:
-            src = f.read()
+    check_time_limit(ground_time_limit)
+    text = os.fspath(path_or_text) if isinstance(path_or_text, os.PathLike) else str(path_or_text)
+    if isinstance(path_or_text, os.PathLike) or not _is_text(text):
+        if not os.path.lexists(text):
+            raise GDLError(f"no such GDL file: {text!r} (pass a path to a .kif file or the KIF text)")
+        src = _read_sheet(text)
         name = name or os.path.splitext(os.path.basename(text))[0]
-    elif "(" in text:
-        src = text
     else:
-        raise GDLError(f"no such GDL file: {text!r} (pass a path to a .kif file or the KIF text)")
+        src = text
     return Game(src, name=name or "gdl", ground_time_limit=ground_time_limit)
 
 
@@ -53,15 +106,23 @@ class Game:
     def __init__(self, text: str, name: str = "gdl", ground_time_limit: float = 60.0):
         self.name = name
         self.text = text
+        self.ground_time_limit = check_time_limit(ground_time_limit)
         rules = parse(text)
-        self.program = Program(rules)
-        self.ground_time_limit = ground_time_limit
+        self.program = Program(rules, static_time_limit=max(STATIC_TIME_LIMIT, self.ground_time_limit))
         roles = [a[1] for a in self.program.static_facts(("role", 1))]
         if not roles:
             raise GDLError("the sheet defines no role")
+        for role in roles:
+            if type(role) is not str:
+                r = self.program.rule_for(("role", role))
+                raise GDLError(f"a role is a symbol, got {to_text(role)}" + (f" ({r.where()})" if r else ""))
         if len(set(roles)) != len(roles):
             raise GDLError(f"a role is defined twice: {roles}")
         self.roles: list[str] = roles
+        for r in self.program.rules:  # a goal value written in a rule's head: checked at load
+            if type(r.head) is tuple and len(r.head) == 3 and r.head[0].split("#")[0] == "goal":
+                if not is_var(r.head[2]) and goal_value(r.head[2]) is None:
+                    raise self.program.bad_goal(r.head)
         lint(rules, roles, name)  # warnings: undefined or unused relations, no terminal, a role without goal
         self._init = frozenset(a[1] for a in self.program.static_facts(("init", 1)))
         self._cache: dict = {}
@@ -88,9 +149,10 @@ class Game:
             goals = {r: [] for r in self.roles}
             for a in store[GOAL].items if GOAL in store else self.program.static_facts(GOAL):
                 if a[1] in goals:
-                    if not a[2].isdigit():
-                        raise GDLError(f"goal value {to_text(a[2])} of role {a[1]} is not a number 0..100")
-                    goals[a[1]].append(int(a[2]))
+                    v = goal_value(a[2])
+                    if v is None:
+                        raise self.program.bad_goal(a)
+                    goals[a[1]].append(v)
             term = bool(store[TERMINAL].facts) if TERMINAL in store else bool(self.program.static_facts(TERMINAL))
             got = (legal, {r: (max(v) if v else 0) for r, v in goals.items()}, term)
             if len(self._cache) > 64:

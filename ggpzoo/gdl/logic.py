@@ -15,6 +15,7 @@ so a literal like ``(true (cell ?x ?y ?p))`` with ``?x`` and ``?y`` bound is one
 from __future__ import annotations
 
 import itertools
+import time
 from collections import defaultdict
 
 from ggpzoo.gdl.syntax import (
@@ -26,7 +27,7 @@ from ggpzoo.gdl.syntax import (
     variables,
 )
 
-__all__ = ["KEYWORD_ARITY", "Program", "check"]
+__all__ = ["KEYWORD_ARITY", "MAX_STATE_SOLUTIONS", "MAX_STATIC_FACTS", "STATIC_TIME_LIMIT", "Program", "check"]
 
 # Arity of GDL's reserved relations.
 KEYWORD_ARITY = {
@@ -44,6 +45,20 @@ KEYWORD_ARITY = {
 TRUE, DOES = ("true", 1), ("does", 2)
 MAX_STATIC_FACTS = 5_000_000  # more, and a sheet is taken to define an infinite relation
 MAX_TERM_DEPTH = 40  # deeper derived terms, likewise
+# the load computes the static relations in at most this many seconds of CPU time (a Game gives
+# them its ground_time_limit where that is longer)
+STATIC_TIME_LIMIT = 10.0
+# one evaluation of a state (its legal moves, goals and terminal test; or its next state) stops
+# with a GDLError past this many rule-body solutions (some seconds of CPU time)
+MAX_STATE_SOLUTIONS = 5_000_000
+
+
+def _state_budget(work: int, pending: int, rel) -> None:
+    if work > MAX_STATE_SOLUTIONS:
+        raise GDLError(
+            f"one state's evaluation passed MAX_STATE_SOLUTIONS = {MAX_STATE_SOLUTIONS:,} rule-body solutions "
+            f"(while evaluating {rel[0]}/{rel[1]}): a rule joins too many facts"
+        )
 
 
 def _depth(t) -> int:
@@ -398,12 +413,22 @@ def check(rules: list[Rule], deps, comp_of) -> None:
                         f"recursion restriction broken: argument {to_text(t)} of the recursive literal {to_text(a[0])} "
                         f"is neither ground, nor in the head, nor in a non-recursive positive literal ({r.where()})"
                     )
-    for r in rules:
+
+    def reads(r: Rule, targets: set) -> bool:
+        """Whether a body literal of ``r`` is, or depends on, one of ``targets``."""
+        for b in r.body:
+            a = _atom_of(b)
+            if a is not None:
+                rel = relation(a[0])
+                if rel in targets or targets & deps.closure(rel):
+                    return True
+        return False
+
+    for r in rules:  # the rule that reads true or does is named, not the relation's first rule
         h = relation(r.head)
-        for k in ("role", "init", "base", "input"):
-            if h[0] == k and (deps.get_dyn(h)):
-                raise GDLError(f"{k} must not depend on true or does ({r.where()})")
-        if h[0] in ("legal", "goal", "terminal") and deps.get_does(h):
+        if h[0] in ("role", "init", "base", "input") and deps.get_dyn(h) and reads(r, {TRUE, DOES}):
+            raise GDLError(f"{h[0]} must not depend on true or does ({r.where()})")
+        if h[0] in ("legal", "goal", "terminal") and deps.get_does(h) and reads(r, {DOES}):
             raise GDLError(f"{h[0]} must not depend on does ({r.where()})")
 
 
@@ -730,7 +755,7 @@ class _Compiled:
 class Program:
     """A checked GDL program, its components in dependency order and its static facts."""
 
-    def __init__(self, rules: list[Rule]):
+    def __init__(self, rules: list[Rule], static_time_limit: float = STATIC_TIME_LIMIT):
         expanded = []
         self.ignored = []  # base/input sentences of the wrong arity, dropped with a warning
         for r in rules:
@@ -801,14 +826,24 @@ class Program:
         self._exact = {rel: [_Compiled(r, self.dynamic, False) for r in rs] for rel, rs in by_head.items()}
         self._relaxed = {rel: [_Compiled(r, self.dynamic, True) for r in rs] for rel, rs in by_head.items()}
         self.static = {}
+        if not (isinstance(static_time_limit, (int, float)) and 0 < static_time_limit < float("inf")):
+            raise ValueError(
+                f"static_time_limit must be a positive finite number of seconds, got {static_time_limit!r}"
+            )
+        c0 = time.thread_time()
 
-        def static_budget():
-            n = sum(len(r.items) for r in self.static.values())
+        def static_budget(work, pending, rel):
+            n = sum(len(r.items) for r in self.static.values()) + pending
             if n > MAX_STATIC_FACTS:
-                big = max(self.static, key=lambda rel: len(self.static[rel].items))
                 raise GDLError(
-                    f"the static relations pass {MAX_STATIC_FACTS:,} facts ({big[0]}/{big[1]} has "
-                    f"{len(self.static[big].items):,}): the sheet seems to define an infinite relation"
+                    f"the static relations pass MAX_STATIC_FACTS = {MAX_STATIC_FACTS:,} facts (while evaluating "
+                    f"{rel[0]}/{rel[1]}): the sheet seems to define an infinite or too large relation"
+                )
+            if time.thread_time() - c0 > static_time_limit:
+                raise GDLError(
+                    f"the static relations take more than {static_time_limit:g} s of CPU time (the load's time limit, "
+                    f"{sum(len(r.items) for r in self.static.values()) + pending:,} facts so far): the sheet "
+                    "defines a relation too large to compute"
                 )
 
         self._run(
@@ -835,6 +870,9 @@ class Program:
     def _run(self, comp_ids, store: dict, compiled, base: dict | None, budget=None) -> None:
         """Evaluate the components ``comp_ids`` into ``store`` (facts looked up in store, then base)."""
         static = self.static if base is None else base
+        if budget is None:
+            budget = _state_budget
+        work = 0
 
         def db(rel):
             r = store.get(rel)
@@ -852,35 +890,47 @@ class Program:
             crs = [cr for rel in comp for cr in compiled.get(rel, ())]
             delta = None
             while True:
-                new = []
+                # the new facts of each relation, kept once each as they are found (in order)
+                new: dict = {}
                 for cr in crs:
                     head_of = cr.head_of
-                    target = store[cr.rel]
+                    target = store[cr.rel].facts
+                    got = new.setdefault(cr.rel, {})
                     sols = cr.solutions(db) if delta is None else cr.delta_solutions(db, delta)
                     for s in sols:
                         h = head_of(s)
-                        if h not in target.facts:
-                            new.append((cr.rel, h))
-                    if budget is not None:
-                        budget()
+                        if h not in target and h not in got:
+                            got[h] = None
+                        work += 1
+                        if not work & 0x3FFF:  # within a join too: one join can take long
+                            budget(work, sum(len(g) for g in new.values()), cr.rel)
+                    budget(work, sum(len(g) for g in new.values()), cr.rel)
                 if not self.recursive[ci]:
-                    for rel, h in new:
-                        store[rel].add(h)
+                    for rel, hs in new.items():
+                        add = store[rel].add
+                        for h in hs:
+                            add(h)
                     break
                 delta = {}
-                for rel, h in new:
-                    if store[rel].add(h):
-                        delta.setdefault(rel, []).append(h)
-                        if _depth(h) > MAX_TERM_DEPTH:
-                            raise GDLError(
-                                f"{rel[0]}/{rel[1]} derives terms nested deeper than {MAX_TERM_DEPTH} "
-                                f"(e.g. {to_text(h)[:120]}...): the sheet seems to define an infinite relation"
-                            )
+                for rel, hs in new.items():
+                    for h in hs:
+                        if store[rel].add(h):
+                            delta.setdefault(rel, []).append(h)
+                            if _depth(h) > MAX_TERM_DEPTH:
+                                raise GDLError(
+                                    f"{rel[0]}/{rel[1]} derives terms nested deeper than {MAX_TERM_DEPTH} "
+                                    f"(e.g. {to_text(h)[:120]}...): the sheet seems to define an infinite relation"
+                                )
                 if not delta:
                     break
 
     def evaluate(self, true_facts, does_facts, targets, relaxed: bool = False, budget=None) -> dict:
-        """The facts of ``targets`` (and what they need) given ``true``/``does`` atoms."""
+        """The facts of ``targets`` (and what they need) given ``true``/``does`` atoms.
+
+        ``budget(work, pending, rel)`` is called as rule bodies are solved (``work`` solutions
+        so far, ``pending`` new facts not yet stored, ``rel`` the relation evaluated) and may
+        raise; by default a state whose
+        evaluation passes :data:`MAX_STATE_SOLUTIONS` body solutions raises :class:`GDLError`."""
         store = {TRUE: _Rel(), DOES: _Rel()}
         for f in true_facts:
             store[TRUE].add(("true", f))
@@ -888,6 +938,26 @@ class Program:
             store[DOES].add(d)
         self._run(self.components_for(targets), store, self._relaxed if relaxed else self._exact, None, budget)
         return store
+
+    def rule_for(self, atom) -> Rule | None:
+        """The first rule of the sheet whose head matches the ground ``atom`` (for messages)."""
+        name, arity = relation(atom)
+        found = None
+        for r in self.rules:
+            n, k = relation(r.head)
+            if k == arity and (n == name or n.startswith(name + "#")) and match(r.head[1:], atom[1:], {}) is not None:
+                if r.line:
+                    return r
+                found = found or r
+        return found
+
+    def bad_goal(self, atom) -> GDLError:
+        """The error for a goal fact whose value is not an integer 0..100."""
+        r = self.rule_for(atom)
+        where = f" ({r.where()})" if r is not None else ""
+        return GDLError(
+            f"goal value {to_text(atom[2])[:60]} of role {to_text(atom[1])[:60]} is not an integer 0..100{where}"
+        )
 
     def static_facts(self, rel) -> list:
         r = self.static.get(rel)

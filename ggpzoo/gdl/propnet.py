@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.gdl.logic import _sccs
-from ggpzoo.gdl.syntax import GDLError, to_text
+from ggpzoo.gdl.syntax import GDLError, goal_value, to_text
 
 __all__ = ["CompiledMachine", "Propnet", "random_playouts"]
 
@@ -732,11 +732,12 @@ class Propnet:
         for i in goal_atoms:
             a = inv[i]
             if a[1] in role_ix:
-                if not a[2].isdigit():
-                    raise GDLError(f"goal value {to_text(a[2])} of role {a[1]} is not a number 0..100")
+                v = goal_value(a[2])
+                if v is None:
+                    raise game.program.bad_goal(a)
                 ga.append(i)
                 gr.append(role_ix[a[1]])
-                gv.append(int(a[2]))
+                gv.append(v)
         self.goal_atom = np.array(ga, np.int32)
         self.goal_role = np.array(gr, np.int32)
         self.goal_value = np.array(gv, np.int64)

@@ -21,13 +21,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["GDLError", "Rule", "is_var", "parse", "relation", "sort_key", "substitute", "to_text", "variables"]
+__all__ = [
+    "GDLError",
+    "Rule",
+    "goal_value",
+    "is_var",
+    "parse",
+    "relation",
+    "sort_key",
+    "substitute",
+    "to_text",
+    "variables",
+]
 
 
 class GDLError(ValueError):
     """A rule sheet that cannot be read, or that breaks a rule of GDL."""
 
 
+MAX_NESTING = 64  # parentheses open at once in a sheet (a rule's ``(<= ...)`` included); deeper is refused
 _TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
 
 
@@ -92,9 +104,18 @@ def sort_key(t):
     """An order on ground terms that puts numbers in numeric order: 2 before 10."""
     if type(t) is tuple:
         return (2, tuple(sort_key(a) for a in t))
-    if t.isdigit():
+    if t.isascii() and t.isdigit():  # not str.isdigit() alone: '²' is a digit that int() refuses
         return (0, int(t), t)
     return (1, 0, t)
+
+
+def goal_value(t) -> int | None:
+    """The goal value a term stands for: an integer 0..100 written in ASCII digits; None
+    for anything else (``150``, ``(score 5)``, ``²``, a 25-digit number)."""
+    if type(t) is not str or not (t.isascii() and t.isdigit()) or len(t) > 3:
+        return None
+    v = int(t)
+    return v if v <= 100 else None
 
 
 def _read(tokens: list[tuple[str, int]]):
@@ -104,6 +125,8 @@ def _read(tokens: list[tuple[str, int]]):
     lines: list[int] = []
     for tok, line in tokens:
         if tok == "(":
+            if len(stack) >= MAX_NESTING:
+                raise GDLError(f"line {line}: terms nested deeper than MAX_NESTING = {MAX_NESTING} are not read")
             stack.append([])
             lines.append(line)
         elif tok == ")":

@@ -14,7 +14,8 @@ A game's result is the env's: the role with the higher goal at the end wins (a s
 
 GDL games play too: pass a two-role [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] (``gdl.load(path)``) where an
 env name goes, and agents made for it (``make_agent("mcts:200", game)``). "White" is then
-the sheet's first role, "black" its second, and ``max_steps`` counts joint moves.
+the sheet's first role, "black" its second, and ``max_steps`` counts joint moves (by
+default :data:`GDL_MAX_STEPS`, 2000: a sheet's games need not end).
 
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
@@ -65,9 +66,13 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
 
 
+GDL_MAX_STEPS = 2000  # a GDL game (named or loaded) still running after this many joint moves is cut: a draw
+
+
 def _raw_env(env, max_steps: int | None = None):
     """A raw env from an env name (``gdl:SHEET`` for a GDL game), a GDL game
-    (`ggpzoo.gdl.Game`) or an env."""
+    (:class:`ggpzoo.gdl.Game`) or an env. A GDL game's env is cut after ``max_steps`` joint
+    moves, :data:`GDL_MAX_STEPS` by default (a sheet's random games need not end)."""
     from ggpzoo.gdl.spec import gdl_game
 
     game = gdl_game(env)
@@ -76,7 +81,7 @@ def _raw_env(env, max_steps: int | None = None):
 
         if len(game.roles) != 2:
             raise ValueError(f"the arena plays two-player games; {game.name} has roles {', '.join(game.roles)}")
-        return raw_env(game, max_steps=max_steps)
+        return raw_env(game, max_steps=GDL_MAX_STEPS if max_steps is None else max_steps)
     if isinstance(env, str):
         return load(env).raw_env(max_steps=max_steps)
     return env.unwrapped

@@ -60,6 +60,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+MAX_THREADS = os.cpu_count() or 1  # --threads: at most the machine's CPU count
+
+
+def _threads(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{text} threads: at most the CPU count, {MAX_THREADS}")
+    return value
+
+
 def _seed(text: str) -> int:
     value = _whole(text)
     if not 0 <= value < 2**63:
@@ -189,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="PATH", help="write the game as an animated .gif, or its final position as a .png"
     )
     replay.add_argument("--save", metavar="PATH", help="write the game as a JSON move list")
-    replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2)")
+    replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2; 0.1..50)")
     replay.add_argument("--cell-px", type=int, default=None, help="cell size in pixels (default 48)")
     replay.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -252,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--eval-every", type=_positive_float, default=3.0, help="minutes between evaluations")
     train.add_argument("--eval-games", type=_positive_int, default=200, help="games per opponent per evaluation")
     train.add_argument("--final-eval-games", type=_positive_int, default=300, help="games per opponent at the end")
-    train.add_argument("--threads", type=_positive_int, default=1, help="torch threads (default 1)")
+    train.add_argument("--threads", type=_threads, default=1, help="torch threads (default 1; at most the CPU count)")
     train.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda")
     train.add_argument(
         "--set",
@@ -333,6 +343,10 @@ def _check_writable(path: str | None) -> None:
         raise CLIError(f"cannot write {path}: no folder {folder}")
     if os.path.isdir(path):
         raise CLIError(f"cannot write {path}: it is a folder")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise CLIError(f"cannot write {path}: permission denied")
+    if not os.path.exists(path) and not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"cannot write {path}: the folder {folder} is not writable")
 
 
 def _replay(args) -> int:
@@ -343,6 +357,8 @@ def _replay(args) -> int:
         raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
     if args.cell_px is not None and not 16 <= args.cell_px <= MAX_CELL_PX:
         raise CLIError(f"--cell-px must be in 16..{MAX_CELL_PX}, got {args.cell_px}")
+    if not R.MIN_FPS <= args.fps <= R.MAX_FPS:  # before the game is played
+        raise CLIError(f"--fps must be in {R.MIN_FPS:g}..{R.MAX_FPS:g} frames a second, got {args.fps:g}")
     for path in (args.out, args.save):
         _check_writable(path)
     show = False if args.no_progress else None
@@ -402,13 +418,15 @@ def _play(args) -> int:
 def _train(args) -> int:
     import json
 
-    from ggpzoo.training.train import train
+    from ggpzoo.training.train import DEFAULT_RECIPE, train
 
     overrides = {}
     for item in args.set:
         key, eq, value = item.partition("=")
         if not eq:
             raise CLIError(f"--set takes KEY=VALUE, got {item!r}")
+        if key.strip() not in DEFAULT_RECIPE:
+            raise CLIError(f"--set: unknown recipe keys [{key.strip()!r}]; known: {', '.join(DEFAULT_RECIPE)}")
         try:
             overrides[key.strip()] = json.loads(value)
         except json.JSONDecodeError:

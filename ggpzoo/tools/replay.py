@@ -181,14 +181,19 @@ def _pillow():
     return Image
 
 
+MIN_FPS, MAX_FPS = 0.1, 50.0  # GIF frames a second: a frame shows 10 s at most (the last 30 s), 20 ms at least
+
+
 def write_gif(frames: list[np.ndarray], path: str, fps: float = 2.0, hold_last: float = 3.0) -> None:
     """An animated GIF of ``frames``, ``fps`` frames a second, looping; the last one shown
     ``hold_last`` times as long. One palette for all frames, so colours do not flicker."""
     Image = _pillow()
     if not frames:
         raise ValueError("no frames to write")
-    if not fps > 0:
-        raise ValueError(f"fps must be positive, got {fps}")
+    if not MIN_FPS <= fps <= MAX_FPS:
+        raise ValueError(f"fps must be in {MIN_FPS:g}..{MAX_FPS:g} (MIN_FPS..MAX_FPS), got {fps}")
+    if not 1 <= hold_last <= 10:
+        raise ValueError(f"hold_last must be in 1..10, got {hold_last}")
     picks = sorted({0, len(frames) // 2, len(frames) - 1})
     sample = Image.fromarray(np.concatenate([frames[i] for i in picks], axis=0))
     palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)

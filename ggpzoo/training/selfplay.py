@@ -244,6 +244,15 @@ class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
     def __reduce__(self):
         raise TypeError("a SelfPlayVecEnv is not picklable: it holds N games in one process")
 
+    def seed(self, seed: int | None = None):
+        """SB3's ``seed``: used at the next ``reset``; a seed that is not None or an integer in
+        0..2**63 - 1 is refused here, not at that reset."""
+        from ggpzoo.engine.batch import _seed
+
+        if seed is not None:
+            _seed(seed)
+        return _sb3_base().seed(self, seed)
+
     def reset(self):
         seed = self._seeds[0]
         if seed is not None:

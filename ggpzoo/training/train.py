@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import time
 from pathlib import Path
 
 from ggpzoo.envs import spec as _spec
+from ggpzoo.tools.arena import GDL_MAX_STEPS  # a GDL game's joint moves before it is cut (a draw)
 
 __all__ = ["DEFAULT_RECIPE", "GDL_RECIPE", "gdl_vec_env", "recipe", "make_model", "run_name", "train", "view_of"]
 
@@ -121,6 +123,7 @@ def recipe(name, **overrides) -> dict:
         r.update({k: v for k, v in source.items() if v is not None})
     if r["policy"] not in ("mlp", "cell"):
         raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
+    _check_numbers(r)
     if gdl:
         if len(game.roles) != 2:
             raise ValueError(f"training needs a two-player game; {game.name} has roles {', '.join(game.roles)}")
@@ -145,6 +148,55 @@ def recipe(name, **overrides) -> dict:
     if r["policy"] == "cell" and not r["decompose"] and sp.num_actions != sp.num_cells**2:
         raise ValueError("policy 'cell' scores cells or from/to pairs of cells: this game needs decompose=True")
     return r
+
+
+_POSITIVE_INTS = (
+    "n_envs",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "snapshot_every",
+    "snapshots",
+    "cnn_channels",
+    "cnn_layers",
+)
+
+
+def _check_numbers(r: dict) -> None:
+    """ValueError naming a recipe number of the wrong kind (``batch_size=0``, ``learning_rate=nan``)."""
+    import math
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def real(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    for k in _POSITIVE_INTS:
+        if not whole(r[k]) or r[k] < 1:
+            raise ValueError(f"recipe key {k} must be a positive integer, got {r[k]!r}")
+    if not whole(r["opening_plies"]) or r["opening_plies"] < 0:
+        raise ValueError(f"recipe key opening_plies must be an integer >= 0, got {r['opening_plies']!r}")
+    if not isinstance(r["net_arch"], list) or not all(whole(n) and n >= 1 for n in r["net_arch"]):
+        raise ValueError(f"recipe key net_arch must be a list of positive integers, got {r['net_arch']!r}")
+    for k, low, high in (
+        ("learning_rate", 0.0, None),
+        ("gamma", 0.0, 1.0),
+        ("ent_coef", None, None),
+        ("shaping", None, None),
+        ("snapshot_weight", None, None),
+    ):
+        v = r[k]
+        if not real(v) or (low is not None and v <= low) or (high is not None and v > high) or (low is None and v < 0):
+            what = {"learning_rate": "a positive finite number", "gamma": "a number in (0, 1]"}.get(
+                k, "a finite number >= 0"
+            )
+            raise ValueError(f"recipe key {k} must be {what}, got {v!r}")
+    if not isinstance(r["opponents"], dict) or not r["opponents"]:
+        raise ValueError(f"recipe key opponents must be an object of agent specs and weights, got {r['opponents']!r}")
+    for spec, w in r["opponents"].items():
+        if not real(w) or w < 0:
+            raise ValueError(f"recipe key opponents: the weight of {spec!r} must be a finite number >= 0, got {w!r}")
 
 
 def view_of(r: dict) -> dict:
@@ -200,14 +252,20 @@ def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, rewar
         from ggpzoo.training.gdl_selfplay import GDLSelfPlayVecEnv
 
         return GDLSelfPlayVecEnv(
-            game, num_envs, opponents=list(opponents), weights=list(weights), seed=seed, reward=reward
+            game,
+            num_envs,
+            opponents=list(opponents),
+            weights=list(weights),
+            seed=seed,
+            reward=reward,
+            max_steps=GDL_MAX_STEPS,
         )
 
     keep = len(opponents)
 
     def one(i: int) -> SingleAgentEnv:
         pool = OpponentPool(list(opponents), weights=list(weights), max_size=keep + max_snapshots)
-        return SingleAgentEnv(game, opponent=pool, reward=reward)
+        return SingleAgentEnv(game, opponent=pool, reward=reward, env_kwargs={"max_steps": GDL_MAX_STEPS})
 
     class _GDLVecEnv(DummyVecEnv):
         def add_snapshot(self, model, weight: float = 1.0, max_snapshots: int | None = None) -> None:
@@ -308,6 +366,15 @@ def train(
     if eval_opponents is None:
         eval_opponents = ("random",) if gdl else ("random", "greedy")
     r = recipe(name, **overrides)  # a bad recipe fails before anything is written
+    max_threads = os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= max_threads:
+        raise ValueError(f"threads must be an integer in 1..{max_threads} (the CPU count), got {threads!r}")
+    try:
+        torch_device = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be a torch device such as 'cpu' or 'cuda', got {device!r}") from None
+    if torch_device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda: torch sees no CUDA device")
     torch.set_num_threads(threads)
     folder = Path(out) / tag_name
     state_path, ckpt_path = folder / "checkpoint.json", folder / "checkpoint.zip"
@@ -342,7 +409,15 @@ def train(
         for opp in eval_opponents:
             eval_seed = seed + 10**6 + model.num_timesteps
             if gdl:
-                res = single_agent.evaluate(model, name, opp, games, seed=eval_seed, reward=view["reward"])
+                res = single_agent.evaluate(
+                    model,
+                    name,
+                    opp,
+                    games,
+                    seed=eval_seed,
+                    reward=view["reward"],
+                    env_kwargs={"max_steps": GDL_MAX_STEPS},
+                )
             else:
                 res = selfplay.evaluate(model, name, opp, games, seed=eval_seed, **view)
             row = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ggpzoo.tools.cli import _any_env_name, _positive_float, _positive_int, _seed
+from ggpzoo.tools.cli import _any_env_name, _positive_float, _positive_int, _seed, _threads
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint-minutes", type=_positive_float, default=5.0, help="save every (default 5)")
     p.add_argument("--eval-minutes", type=_positive_float, default=5.0, help="measure strength every (default 5)")
     p.add_argument("--eval-games", type=_positive_int, default=32, help="games per opponent and measure (default 32)")
-    p.add_argument("--threads", type=_positive_int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--threads", type=_threads, default=None, help="torch CPU threads (default: torch's; at most the CPU count)"
+    )
     p.add_argument("--seed", type=_seed, default=0, help="seeds self-play and the network (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)

@@ -41,6 +41,14 @@ MAX_ARGUMENTS = {"channels": 256, "blocks": 32, "value_hidden": 1024, "features"
 GDL_MAX_ARGUMENTS = {"width": 1024, "blocks": 32, "value_hidden": 1024}
 
 
+def _within(limits: dict, name: str, **sizes) -> None:
+    """ValueError for a size past the limit that :func:`load_model` holds descriptions to: a
+    network too large to load back is refused before it is trained."""
+    for k, v in sizes.items():
+        if v > limits[k]:
+            raise ValueError(f"{k} must be at most {limits[k]} ({name}, the model loader's limit), got {v}")
+
+
 class _Block(nn.Module):
     def __init__(self, channels: int):
         super().__init__()
@@ -75,6 +83,7 @@ class AZNet(nn.Module):
             raise ValueError(
                 f"channels, value_hidden must be >= 1 and blocks >= 0, got {channels}, {blocks}, {value_hidden}"
             )
+        _within(MAX_ARGUMENTS, "MAX_ARGUMENTS", channels=channels, blocks=blocks, value_hidden=value_hidden)
         if features not in (0, 1):
             raise ValueError(f"features must be 0 or 1, got {features!r}")
         if features and not s.num_feature_planes:
@@ -146,7 +155,18 @@ class GDLAZNet(nn.Module):
             raise ValueError(f"GDLAZNet plays GDL games (gdl:SHEET), got {env_name!r}")
         if min(width, blocks + 1, value_hidden) < 1:
             raise ValueError(f"width, value_hidden must be >= 1 and blocks >= 0, got {width}, {blocks}, {value_hidden}")
+        _within(GDL_MAX_ARGUMENTS, "GDL_MAX_ARGUMENTS", width=width, blocks=blocks, value_hidden=value_hidden)
         roles = len(s.agents)
+        actions = max(s.action_counts.values())
+        numbers = (s.num_fluents + roles + 1) * width + blocks * 2 * (width + 1) * width
+        numbers += (width + 1) * roles * actions + (width + 2) * value_hidden + 1
+        from ggpzoo.agents.weights import MAX_WEIGHTS_BYTES
+
+        if 4 * numbers > MAX_WEIGHTS_BYTES:
+            raise ValueError(
+                f"a network of width {width} for {env_name} ({s.num_fluents:,} fluents, {actions:,} actions) takes "
+                f"{4 * numbers / 2**20:,.0f} MB, over MAX_WEIGHTS_BYTES = {MAX_WEIGHTS_BYTES >> 20} MB"
+            )
         # stored by a name that reads the same sheet from any working directory: a shipped
         # sheet's name, else the sheet's absolute path (a relative one would depend on it)
         if not s.path:  # the spec of a game loaded from text
@@ -238,11 +258,13 @@ def load_model(path: str, env_name: str | None = None) -> nn.Module:
     """The network stored by [`save_model()`][ggpzoo.training.az.net.save_model] at ``PATH.json`` (or ``PATH``), on the
     CPU, in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
     for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
-    from ggpzoo.agents.weights import load_weights, read_description
+    from ggpzoo.agents.weights import check_network_bytes, load_weights, read_description, sizing
 
     json_path, d, weights_path = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
     if env_name is not None and d.get("env") != env_name:
         raise ValueError(f"{json_path} is a model of {d.get('env')!r}, not of {env_name!r}")
+    if not isinstance(d.get("info", {}), dict):
+        raise ValueError(f"{json_path}: bad model description: 'info' must be an object, got {d['info']!r:.60}")
     try:
         if d["network"] not in NETWORKS:
             raise ValueError(f"the network {d['network']!r} is not one of {', '.join(NETWORKS)}")
@@ -255,6 +277,8 @@ def load_model(path: str, env_name: str | None = None) -> nn.Module:
                 raise ValueError(f"{k} must be an integer in 0..{limits[k]}, got {v!r}")
         if not isinstance(d["env"], str):
             raise ValueError(f"bad env {d['env']!r}")
+        with sizing():  # sized before anything is allocated
+            check_network_bytes(cls(d["env"], **args), json_path)
         net = cls(d["env"], **args)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None

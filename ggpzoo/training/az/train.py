@@ -143,7 +143,7 @@ def _best_legal_batch(game, boards, auxs, part_logits, cells, rows, out, legal):
     for k in range(rows.shape[0]):
         g = rows[k]
         n = legal_actions(game, boards[g], auxs[g], legal)
-        best, best_logit = -1, -np.inf
+        best, best_logit = (legal[0] if n > 0 else -1), -np.inf  # NaN logits never win: a legal action
         for i in range(n):
             a = legal[i]
             s = 0.0
@@ -375,6 +375,30 @@ def _write_row(path: str, row: dict) -> None:
         w.writerow({k: row.get(k, "") for k in LOG_FIELDS})
 
 
+def _check_config(config: AZConfig, play, resume: bool) -> None:
+    """Refuse, before anything is written or played, settings whose search would pass
+    :data:`~ggpzoo.agents.mcts.MAX_SIMULATIONS` tree nodes or whose network its loader would
+    refuse (:func:`~ggpzoo.training.az.net.load_model`'s limits)."""
+    from ggpzoo.agents.mcts import MAX_SIMULATIONS
+
+    for name in ("simulations", "games", "batch_size", "eval_games", "buffer_size", "max_moves"):
+        v = getattr(config, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if config.games * (config.simulations + 1) > MAX_SIMULATIONS:
+        raise ValueError(
+            f"games x (simulations + 1) must be at most MAX_SIMULATIONS = {MAX_SIMULATIONS:,} tree nodes, "
+            f"got {config.games:,} x {config.simulations + 1:,}"
+        )
+    if not resume:
+        from dataclasses import replace
+
+        probe = replace(config)
+        play.configure(probe)
+        with torch.device("meta"):  # nothing allocated: the sizes are checked
+            play.network(probe)
+
+
 def train(config: AZConfig, minutes: float, out: str, resume: bool = False, progress: bool | None = None) -> dict:
     """Train for ``minutes`` (wall clock, of this run) into directory ``out``; returns the last counters.
 
@@ -385,6 +409,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     if not (minutes > 0 and math.isfinite(minutes)):
         raise ValueError(f"minutes must be a positive number, got {minutes!r}")
     play = self_play(config.env)
+    _check_config(config, play, resume)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: torch sees no CUDA device")
@@ -392,6 +417,8 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     if not resume and os.path.exists(ckpt_path):
         raise ValueError(f"{out} holds a run already: add --resume to train it more, or give another --out")
     os.makedirs(out, exist_ok=True)
+    if not os.access(out, os.W_OK | os.X_OK):  # found now, not at the first checkpoint
+        raise ValueError(f"cannot write in {out}: permission denied")
     counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0}
     torch.manual_seed(config.seed)
     if resume:
