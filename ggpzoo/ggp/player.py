@@ -125,8 +125,12 @@ class _Match:
         self.machine: Machine | None = None
         self.state = None
         self.role = -1
-        self.compiled = None  # the compiled Game once the loader has built it
+        self.role_text = msg.role
+        self.exact = None  # the loaded Game
+        self.compiled = None  # the same Game, once its network is built
+        self.load_error: str | None = None
         self.compile_error: str | None = None
+        self.loaded = threading.Event()
         self.compile_done = threading.Event()
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ggp-match")
         self.agent = None
@@ -202,65 +206,79 @@ class GGPPlayer:
                 return "ready" if m.id == msg.match_id.lower() else "busy"
             m = _Match(msg, received)
             self._match = m
-        from ggpzoo import gdl
-
-        margin = clock_margin(msg.start_clock)
-        deadline = received + msg.start_clock - margin
-        try:
-            exact = gdl.load(msg.rules, name="match")
-            roles = exact.roles
-            if msg.role.lower() not in roles:
-                raise ProtocolError(f"role {msg.role} is not a role of the sheet ({', '.join(roles)})")
-        except Exception as e:
-            with self._lock:
-                m.over = True
-                self._match = None
-            m.worker.shutdown(wait=False)
-            if isinstance(e, ProtocolError):
-                raise
-            raise ProtocolError(f"the sheet cannot be played: {e}") from None
-        m.role = roles.index(msg.role.lower())
-        m.exact = exact
-        budget = max(0.5, deadline - time.perf_counter())
-        threading.Thread(target=self._compile, args=(m, budget), daemon=True, name="ggp-compile").start()
+        deadline = received + msg.start_clock - clock_margin(msg.start_clock)
+        threading.Thread(target=self._load, args=(m, deadline), daemon=True, name="ggp-load").start()
+        m.loaded.wait(max(0.0, deadline - time.perf_counter()))
+        if m.load_error is not None:  # not GDL, or no such role: nothing to play
+            self._finish(m, "refused")
+            raise ProtocolError(m.load_error)
         m.compile_done.wait(max(0.0, deadline - time.perf_counter()))
-        m.log["load_seconds"] = round(time.perf_counter() - received, 3)
-        if m.compiled is not None:
-            m.machine = Machine(m.compiled, "compiled")
-            m.log["backend"] = "compiled"
+        if m.compile_done.is_set():
+            self._ensure_machine(m)
         else:
-            m.machine = Machine(exact, "exact")
-            m.log["backend"] = "exact"
-            m.log["backend_reason"] = m.compile_error or f"the network was not ready within {budget:.1f} s"
-        log.info(
-            "match %s: role %s, %s path%s (%.2f s of the %.0f s start clock)",
-            m.id_text,
-            msg.role,
-            m.log["backend"],
-            f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
-            m.log["load_seconds"],
-            msg.start_clock,
-        )
-        m.state = m.machine.initial()
+            m.log["backend_reason"] = f"the sheet was still loading when the start clock ended ({msg.start_clock:g} s)"
+            log.info("match %s: role %s, %s", m.id_text, msg.role, m.log["backend_reason"])
         return "ready"
 
-    def _compile(self, m: _Match, budget: float) -> None:
-        """Ground and build the network of a second load of the sheet (the exact path's Game
-        is not shared with this thread); warm its search up."""
+    def _load(self, m: _Match, deadline: float) -> None:
+        """Read the sheet, then ground it and build its network, grounding for at most 60% of
+        the start clock left (the network's construction takes the rest). One thread does
+        both on one Game, and the match uses that Game only once this thread is done."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingTooLarge
 
         try:
-            game = gdl.load(m.rules, name="match", ground_time_limit=budget)
-            game.propnet()
-            Machine(game, "compiled").legal(game.propnet().init)
-            m.compiled = game
-        except GroundingTooLarge as e:
-            m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
-        except Exception as e:  # noqa: BLE001 - the exact path plays it
-            m.compile_error = f"no network: {type(e).__name__}: {str(e)[:120]}"
+            try:
+                game = gdl.load(m.rules, name="match")
+            except Exception as e:  # noqa: BLE001 - answered as an error
+                m.load_error = f"the sheet cannot be played: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                return
+            if m.role_text.lower() not in game.roles:
+                m.load_error = f"role {m.role_text} is not a role of the sheet ({', '.join(game.roles)})"
+                return
+            m.exact = game
+            m.loaded.set()
+            budget = max(0.5, 0.6 * (deadline - time.perf_counter()))
+            game.ground_time_limit = budget
+            try:
+                game.propnet()
+                Machine(game, "compiled").legal(game.propnet().init)
+                m.compiled = game
+            except GroundingTooLarge as e:
+                m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
+            except Exception as e:  # noqa: BLE001 - the exact path plays it
+                m.compile_error = f"no network: {type(e).__name__}: {str(e)[:120]}"
         finally:
+            m.log["load_seconds"] = round(time.perf_counter() - m.received, 3)
+            m.loaded.set()
             m.compile_done.set()
+
+    def _ensure_machine(self, m: _Match) -> None:
+        """Set the match's machine once the loader is done: the network if it was built, else the exact reasoner."""
+        if m.machine is not None:
+            return
+        m.compile_done.wait()
+        if m.load_error is not None:
+            raise ProtocolError(m.load_error)
+        m.role = m.exact.roles.index(m.role_text.lower())
+        if m.compiled is not None:
+            m.machine = Machine(m.compiled, "compiled")
+            m.log["backend"] = "compiled"
+        else:
+            m.machine = Machine(m.exact, "exact")
+            m.log["backend"] = "exact"
+            reason = m.compile_error or "no network"
+            m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
+        m.state = m.machine.initial()
+        log.info(
+            "match %s: role %s, %s path%s (loaded in %.2f s; start clock %g s)",
+            m.id_text,
+            m.role_text,
+            m.log["backend"],
+            f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
+            m.log["load_seconds"],
+            m.start_clock,
+        )
 
     def _play(self, msg, received) -> str:
         m = self._current(msg)
@@ -295,29 +313,14 @@ class GGPPlayer:
         m.state = mach.next(m.state, joint)
         m.turn += 1
 
-    def _maybe_switch(self, m: _Match) -> None:
-        """Move an exact-path match onto the network once the loader has built it."""
-        if m.machine.backend != "exact" or m.compiled is None:
-            return
-        from ggpzoo.agents.gdl_mcts import state_from_fluents
-
-        try:
-            state = state_from_fluents(m.compiled, m.state)
-        except ValueError:
-            return
-        m.machine, m.state = Machine(m.compiled, "compiled"), state
-        m.log["backend"] = "compiled"
-        m.log["backend_reason"] += f"; compiled from turn {m.turn}"
-        log.info("match %s: the network is ready; compiled path from turn %d", m.id_text, m.turn)
-
     def _turn(self, m: _Match, msg, turn: dict, deadline: float, received: float) -> None:
         entry = {
             "turn": m.turn + (msg.moves is not None),
             "previous": msg.raw_moves and [write_kif(x) for x in msg.raw_moves],
         }
         try:
+            self._ensure_machine(m)
             self._advance(m, msg)
-            self._maybe_switch(m)
             mach = m.machine
             if mach.over(m.state):
                 raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
@@ -380,6 +383,7 @@ class GGPPlayer:
 
         def finish():
             try:
+                self._ensure_machine(m)
                 self._advance(m, msg)
                 if m.machine.over(m.state):
                     m.log["goals"] = dict(zip(m.machine.roles, m.machine.goals(m.state), strict=True))
