@@ -245,7 +245,7 @@ def test_exact_path_when_the_network_is_not_ready(monkeypatch):
 
 
 def test_a_slow_search_still_answers_in_time(monkeypatch):
-    def slow(self, m, legal, deadline):
+    def slow(self, m, legal, deadline, turn):
         time.sleep(PLAY * 3)
         return legal[-1], {}
 
@@ -259,7 +259,8 @@ def test_a_slow_search_still_answers_in_time(monkeypatch):
         assert time.perf_counter() - t0 < PLAY + 0.2  # the search took 3 play clocks
         assert post(*addr, "(ABORT m1)") == "aborted"
         time.sleep(PLAY * 3)
-        assert server.player.matches[-1]["turns"][0]["late"] is True
+        first = server.player.matches[-1]["turns"][0]
+        assert first["late"] is True and first["move"] == "(mark 3 3)" and "error" not in first
 
 
 class _Scripted:
@@ -332,3 +333,34 @@ def test_start_refuses_a_bad_sheet_or_role():
     assert player.handle(f"(START m1 nobody {rules} 5 1)").startswith("error: role nobody")
     assert player.handle("(START m2 a ((role a) (<= (legal a ?x) (true b))) 5 1)").startswith("error: the sheet")
     assert player.handle(f"(START m3 oplayer {rules} 5 1)") == "ready"  # nothing left half-started
+
+
+def test_runner_refuses_an_unreachable_player(servers):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    with pytest.raises(OSError, match=f"cannot reach player 127.0.0.1:{closed}"):
+        run_match("tictactoe", [servers[0].address, f"127.0.0.1:{closed}"], start_clock=1, play_clock=PLAY)
+    assert "(status available)" in post(*servers[0].address, "(info)")  # it was sent ABORT
+
+
+def test_ggp_match_command(servers, tmp_path, capsys):
+    import json
+
+    from ggpzoo.tools.cli import main
+
+    a, b = (f"{h}:{p}" for h, p in (servers[0].address, servers[1].address))
+    out = tmp_path / "match.json"
+    args = ["ggp-match", "tictactoe", "--player", a, "--player", b, "--start", "5", "--play", "0.3"]
+    assert main([*args, "--scramble", "--seed", "3", "--quiet", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["scrambled"] and record["goals"] is not None and record["roles"] == ["xplayer", "oplayer"]
+    assert "xplayer (" in capsys.readouterr().out
+    assert main(["ggp-match", "tictactoe", "--player", a]) == 1
+    assert capsys.readouterr().err.strip().endswith("need 2 players, got 1")
+    with pytest.raises(SystemExit):
+        main(["ggp-match", "tictactoe", "--player", a, "--player", b, "--play", "-1"])
+    assert "not a positive number" in capsys.readouterr().err
+    assert main(["ggp-player", "--agent", "mcts:abc"]) == 1
+    assert "bad agent 'mcts:abc'" in capsys.readouterr().err

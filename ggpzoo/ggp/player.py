@@ -287,12 +287,12 @@ class GGPPlayer:
         margin = clock_margin(m.play_clock)
         search_deadline = received + m.play_clock - margin
         hard_deadline = received + m.play_clock - margin / 2
-        turn = {"done": threading.Event(), "move": None, "fallback": None}
+        turn = {"done": threading.Event(), "move": None, "fallback": None, "entry": {}}
         m.worker.submit(self._turn, m, msg, turn, search_deadline, received)
         turn["done"].wait(max(0.0, hard_deadline - time.perf_counter()))
         move = turn["move"]
         if move is None:
-            turn["late"] = True
+            turn["entry"]["late"] = True  # the turn's log entry, whenever the search ends
             move = turn["fallback"]
             log.warning("match %s: the search was not back in time; answering %s", m.id_text, move)
             if move is None:
@@ -314,10 +314,9 @@ class GGPPlayer:
         m.turn += 1
 
     def _turn(self, m: _Match, msg, turn: dict, deadline: float, received: float) -> None:
-        entry = {
-            "turn": m.turn + (msg.moves is not None),
-            "previous": msg.raw_moves and [write_kif(x) for x in msg.raw_moves],
-        }
+        entry = turn["entry"]
+        entry["turn"] = m.turn + (msg.moves is not None)
+        entry["previous"] = msg.raw_moves and [write_kif(x) for x in msg.raw_moves]
         try:
             self._ensure_machine(m)
             self._advance(m, msg)
@@ -331,7 +330,7 @@ class GGPPlayer:
             if len(legal) == 1:
                 move = legal[0]
             else:
-                move, stats = self._search(m, legal, deadline)
+                move, stats = self._search(m, legal, deadline, turn)
             text = m.spelling.text(mach.term(m.role, move))
             entry.update(
                 move=text,
@@ -347,11 +346,11 @@ class GGPPlayer:
         finally:
             turn["done"].set()
             m.log["turns"].append(entry)
-            if turn.get("late"):
-                entry["late"] = True
 
-    def _search(self, m: _Match, legal: list, deadline: float):
-        """The agent's move (the machine's kind) and its search statistics."""
+    def _search(self, m: _Match, legal: list, deadline: float, turn: dict):
+        """The agent's move (the machine's kind) and its search statistics. Searching by the
+        clock, UCT first searches for a tenth of the time and makes its answer the turn's
+        fallback (what the player answers if the main search is not back in time)."""
         mach, spec = m.machine, self.agent
         seed = int(self.rng.integers(1, 2**62))
         budget = deadline - time.perf_counter()
@@ -365,14 +364,22 @@ class GGPPlayer:
             return a.choose(m.state, m.role, deadline), a.last_search
         from ggpzoo.agents.spec import make_agent
 
-        if spec == "mcts":
-            spec = f"mcts:{budget:.3f}s"
-        elif spec.startswith("mcts:") and spec.endswith("s"):
-            spec = f"mcts:{min(budget, float(spec[5:-1])):.3f}s"
+        role = mach.roles[m.role]
+        if spec == "mcts" or spec.startswith("mcts:") and spec.endswith("s"):
+            if spec != "mcts":
+                budget = min(budget, float(spec[5:-1]))
+            if budget >= 0.02:  # a first short search: its answer is the fallback
+                quick = make_agent(f"mcts:{budget / 10:.4f}s", mach.game, seed=seed)
+                first = int(quick(m.state, role=role))
+                turn["fallback"] = m.spelling.text(mach.term(m.role, first))
+                budget = min(budget * 0.9, deadline - time.perf_counter())
+                if budget < 0.001:
+                    return first, dict(quick.last_search)
+            spec = f"mcts:{max(budget, 0.001):.4f}s"
         if m.agent is None or m.agent[0] != spec:
             m.agent = (spec, make_agent(spec, mach.game, seed=seed))
         agent = m.agent[1]
-        move = agent(m.state, role=mach.roles[m.role])
+        move = agent(m.state, role=role)
         return int(move), dict(getattr(agent, "last_search", {}) or {})
 
     def _stop(self, msg, received) -> str:

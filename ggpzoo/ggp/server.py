@@ -44,6 +44,7 @@ __all__ = ["GRACE", "MAX_TURNS", "parse_address", "run_match", "scramble"]
 
 GRACE = 1.0  # seconds past a clock before a reply counts as late
 MAX_TURNS = 10_000  # a match still running after this many joint moves ends without goals
+_NO_CONNECTION = ("ConnectionRefusedError", "socket.gaierror", "gaierror", "OSError")
 _SYLLABLES = "ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po ra re ri ro ru sa se si so ta te ti to tu va ve vi vo za ze zi zo".split()  # noqa: E501
 
 
@@ -200,6 +201,12 @@ def run_match(
     record["start_errors"] = [
         err or ("" if ok else f"replied {reply!r}") for (reply, _, err), ok in zip(got, record["ready"], strict=True)
     ]  # noqa: E501
+    unreachable = [
+        f"{h}:{p} ({err})" for (h, p), (reply, _, err) in zip(addrs, got, strict=True) if err.startswith(_NO_CONNECTION)
+    ]  # noqa: E501
+    if unreachable:
+        _ask(addrs, [f"(ABORT {match_id})"] * len(addrs), play_clock + GRACE)
+        raise OSError(f"cannot reach player {', '.join(unreachable)}")
     state = game.initial_state()
     previous = "NIL"
     for turn in range(MAX_TURNS):
