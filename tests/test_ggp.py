@@ -364,3 +364,12 @@ def test_ggp_match_command(servers, tmp_path, capsys):
     assert "not a positive number" in capsys.readouterr().err
     assert main(["ggp-player", "--agent", "mcts:abc"]) == 1
     assert "bad agent 'mcts:abc'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server"])
+def test_doctests(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"ggpzoo.ggp.{module}"))
+    assert result.attempted > 0 and result.failed == 0

@@ -3,18 +3,20 @@
 ``python -m ggpzoo ggp-player --port 9147 --agent mcts`` serves one match at a time, as
 ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
 
-* **START**: the sheet is read and checked, then compiled (grounded into a network,
-  :mod:`ggpzoo.gdl.propnet`) in a background thread. If the network is ready
-  :func:`clock_margin` before the start clock ends, the match is played on it; otherwise on
-  the exact reasoner (the log says which, and why), and the player moves to the network
-  at a later turn if it is ready by then. ``ready`` is answered within the start clock.
+* **START**: one thread reads and checks the sheet, then grounds it into a network
+  (:mod:`ggpzoo.gdl.propnet`), grounding for at most 60% of the start clock left. The
+  match is played on the network if it is built, else (grounding too slow) on the exact
+  reasoner; the log says which, and why. ``ready`` is answered :func:`clock_margin`
+  before the start clock ends, even if the sheet is still loading (the first PLAY then
+  waits for it).
 * **PLAY**: the state is tracked from the joint moves the server sends (it never sends the
   state). A role with one legal move (``noop``) answers it at once; otherwise the agent
   searches until :func:`clock_margin` before the play clock ends. ``mcts`` (the default)
   is UCT on the network, decoupled UCT where several roles move at once
   (:class:`ggpzoo.agents.GDLMCTSAgent`), and on the exact reasoner the Monte Carlo
   search of :class:`ggpzoo.ggp.agents.MonteCarloAgent`. If the search is not back by half
-  a margin before the clock ends, the first legal move is answered (and logged).
+  a margin before the clock ends, the answer of a first search of a tenth of the time
+  (else the first legal move) is sent, and the turn is logged ``late``.
 * **STOP** / **ABORT** end the match; its log (moves, clock use, simulations per turn,
   goals) is kept in :attr:`GGPPlayer.matches` and, with ``log_dir``, written to
   ``LOG_DIR/MATCHID.json``.
