@@ -40,12 +40,12 @@ import numpy as np
 from ggpzoo.ggp.player import post
 from ggpzoo.ggp.protocol import KEYWORDS, ProtocolError, Spelling, move_term, read_kif, write_kif
 
-__all__ = ["GRACE", "MAX_TURNS", "parse_address", "run_match", "scramble"]
+__all__ = ["GRACE", "MAX_TURNS", "judge", "parse_address", "run_match", "scramble"]
 
 GRACE = 1.0  # seconds past a clock before a reply counts as late
 MAX_TURNS = 10_000  # a match still running after this many joint moves ends without goals
 _NO_CONNECTION = ("ConnectionRefusedError", "socket.gaierror", "gaierror", "OSError")
-_SYLLABLES = "ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po ra re ri ro ru sa se si so ta te ti to tu va ve vi vo za ze zi zo".split()  # noqa: E501
+_SYLLABLES = [c + v for c in "bdfklmnprstvz" for v in "aeiou"]
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -102,6 +102,29 @@ def scramble(rules: str, seed: int | None = None) -> tuple[str, dict[str, str]]:
         return names.get(t.lower(), t)
 
     return "\n".join(write_kif(rename(t)) for t in terms), names
+
+
+def judge(reply: str, legal: list, spelling: Spelling) -> tuple:
+    """``(the move's term, "")`` if ``reply`` is one of the ``legal`` terms written in the
+    sheet's spelling (``(mark 1 1)``, ``( mark 1 1 )``; ``(MARK 1 1)`` is not), else
+    ``(None, why)``.
+
+    >>> judge("( MARK 1 1 )", [("mark", "1", "1")], Spelling("(mark 1 1)"))
+    (None, "illegal move '( MARK 1 1 )' (the sheet spells it (mark 1 1))")
+    """
+    try:
+        terms = read_kif(reply)
+        if len(terms) != 1:
+            return None, f"not one move: {reply[:60]!r}"
+        move = move_term(terms[0])
+    except ProtocolError as e:
+        return None, str(e)
+    if move not in legal:
+        return None, f"illegal move {reply[:60]!r}"
+    written = terms[0][0] if isinstance(terms[0], tuple) and len(terms[0]) == 1 else terms[0]  # (noop) is noop
+    if spelling.text(move) != write_kif(written):
+        return None, f"illegal move {reply[:60]!r} (the sheet spells it {spelling.text(move)})"
+    return move, ""
 
 
 def _ask(players, messages, timeout) -> list:
@@ -200,10 +223,10 @@ def run_match(
     record["ready"] = [reply is not None and reply.strip().lower() == "ready" for reply, _, _ in got]
     record["start_errors"] = [
         err or ("" if ok else f"replied {reply!r}") for (reply, _, err), ok in zip(got, record["ready"], strict=True)
-    ]  # noqa: E501
+    ]
     unreachable = [
         f"{h}:{p} ({err})" for (h, p), (reply, _, err) in zip(addrs, got, strict=True) if err.startswith(_NO_CONNECTION)
-    ]  # noqa: E501
+    ]
     if unreachable:
         _ask(addrs, [f"(ABORT {match_id})"] * len(addrs), play_clock + GRACE)
         raise OSError(f"cannot reach player {', '.join(unreachable)}")
@@ -218,20 +241,7 @@ def run_match(
         for i, (reply, secs, err) in enumerate(got):
             move = None
             if reply is not None:
-                err = ""
-                try:
-                    terms = read_kif(reply)
-                    if len(terms) != 1:
-                        raise ProtocolError(f"not one move: {reply[:60]!r}")
-                    move = move_term(terms[0])
-                    if move not in legal[i]:
-                        raise ProtocolError(f"illegal move {reply[:60]!r}")
-                    if spelling.text(move) != write_kif(
-                        terms[0] if not (isinstance(terms[0], tuple) and len(terms[0]) == 1) else terms[0][0]
-                    ):  # noqa: E501
-                        raise ProtocolError(f"illegal move {reply[:60]!r} (the sheet spells it {spelling.text(move)})")
-                except ProtocolError as e:
-                    move, err = None, str(e)
+                move, err = judge(reply, legal[i], spelling)
                 if secs > play_clock + GRACE:
                     move, err = None, f"late: {secs:.2f} s"
             if move is None:
