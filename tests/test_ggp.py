@@ -7,7 +7,7 @@ import pytest
 
 from ggpzoo import gdl
 from ggpzoo.ggp.agents import LegalAgent, Machine, MonteCarloAgent
-from ggpzoo.ggp.player import GGPPlayer, PlayerServer, clock_margin, post
+from ggpzoo.ggp.player import GGPPlayer, PlayerServer, clock_margin, post, warm_up
 from ggpzoo.ggp.protocol import (
     MAX_DEPTH,
     MAX_MESSAGE_BYTES,
@@ -232,6 +232,8 @@ def test_exact_path_when_the_network_is_not_ready(monkeypatch):
     from ggpzoo.gdl.game import Game
     from ggpzoo.gdl.ground import GroundingTooLarge
 
+    warm_up()  # before the network is taken away
+
     def no_network(self):
         raise GroundingTooLarge("test: no network")
 
@@ -310,7 +312,7 @@ def test_start_answers_ready_in_time_while_the_sheet_loads(monkeypatch):
     real = gdl_module.load
 
     def slow_load(*args, **kwargs):
-        time.sleep(1.5)
+        time.sleep(1.0)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(gdl_module, "load", slow_load)
@@ -318,13 +320,20 @@ def test_start_answers_ready_in_time_while_the_sheet_loads(monkeypatch):
         addr = server.address
         rules = "(" + _text("tictactoe") + ")"
         t0 = time.perf_counter()
-        assert post(*addr, f"(START m1 xplayer {rules} 1 {PLAY})") == "ready"
-        assert time.perf_counter() - t0 < 1.0
-        time.sleep(1.0)
+        assert post(*addr, f"(START m1 xplayer {rules} 0.8 1)") == "ready"  # read at 1 s, compiled after 2 s
+        assert time.perf_counter() - t0 < 0.8
+        time.sleep(0.5)
         assert post(*addr, "(PLAY m1 NIL)").startswith("(mark")
+        assert server.player._match.log["backend"] == "exact"  # the network is not built yet
+        time.sleep(2.0)
+        assert post(*addr, "(PLAY m1 ((mark 1 1) noop))") == "noop"
+        assert post(*addr, "(PLAY m1 (noop (mark 2 2)))").startswith("(mark")
         assert post(*addr, "(ABORT m1)") == "aborted"
     log = server.player.matches[-1]
     assert "still loading" in log["backend_reason"] and log["backend"] == "compiled"
+    assert "compiled after 1 turn(s) on the exact path" in log["backend_reason"]
+    assert [t["backend"] for t in log["turns"]] == ["exact", "compiled", "compiled"]
+    assert all("error" not in t for t in log["turns"])
 
 
 def test_start_refuses_a_bad_sheet_or_role():

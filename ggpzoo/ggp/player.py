@@ -3,11 +3,12 @@
 ``python -m ggpzoo ggp-player --port 9147 --agent mcts`` serves one match at a time, as
 ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
 
-* **START**: one thread reads and checks the sheet, then grounds it into a network
-  (:mod:`ggpzoo.gdl.propnet`), grounding for at most 60% of the start clock left. The
-  match is played on the network if it is built, else (grounding too slow) on the exact
-  reasoner; the log says which, and why. ``ready`` is answered :func:`clock_margin`
-  before the start clock ends, even if the sheet is still loading (the first PLAY then
+* **START**: a thread reads and checks the sheet, then grounds a second copy of it into a
+  network (:mod:`ggpzoo.gdl.propnet`), grounding for at most 40% of the start clock left.
+  The match is played on the network if it is built, else on the exact reasoner, and moves
+  onto the network at the first turn after it is built (a sheet that grounds too slowly
+  stays exact); the log says which, and why. ``ready`` is answered :func:`clock_margin`
+  before the start clock ends, even if the sheet is still being read (the first PLAY then
   waits for it).
 * **PLAY**: the state is tracked from the joint moves the server sends (it never sends the
   state). A role with one legal move (``noop``) answers it at once; otherwise the agent
@@ -215,17 +216,19 @@ class GGPPlayer:
             self._finish(m, "refused")
             raise ProtocolError(m.load_error)
         m.compile_done.wait(max(0.0, deadline - time.perf_counter()))
-        if m.compile_done.is_set():
+        if not m.compile_done.is_set():
+            m.log["backend_reason"] = f"the sheet was still loading when the start clock ended ({msg.start_clock:g} s)"
+        if m.loaded.is_set():
             self._ensure_machine(m)
         else:
-            m.log["backend_reason"] = f"the sheet was still loading when the start clock ended ({msg.start_clock:g} s)"
             log.info("match %s: role %s, %s", m.id_text, msg.role, m.log["backend_reason"])
         return "ready"
 
     def _load(self, m: _Match, deadline: float) -> None:
-        """Read the sheet, then ground it and build its network, grounding for at most 60% of
-        the start clock left (the network's construction takes the rest). One thread does
-        both on one Game, and the match uses that Game only once this thread is done."""
+        """Read the sheet (the exact path's Game), then read it again and ground that copy
+        into a network, grounding for at most 40% of the start clock left (building the
+        network takes about as long again). The match thread uses the first copy only, so
+        the exact path can play while the network is being built."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingTooLarge
 
@@ -240,12 +243,12 @@ class GGPPlayer:
                 return
             m.exact = game
             m.loaded.set()
-            budget = max(0.5, 0.6 * (deadline - time.perf_counter()))
-            game.ground_time_limit = budget
+            budget = max(0.5, 0.4 * (deadline - time.perf_counter()))
             try:
-                game.propnet()
-                Machine(game, "compiled").legal(game.propnet().init)
-                m.compiled = game
+                net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
+                net_game.propnet()
+                Machine(net_game, "compiled").legal(net_game.propnet().init)
+                m.compiled = net_game
             except GroundingTooLarge as e:
                 m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
             except Exception as e:  # noqa: BLE001 - the exact path plays it
@@ -256,31 +259,42 @@ class GGPPlayer:
             m.compile_done.set()
 
     def _ensure_machine(self, m: _Match) -> None:
-        """Set the match's machine once the loader is done: the network if it was built, else the exact reasoner."""
-        if m.machine is not None:
-            return
-        m.compile_done.wait()
-        if m.load_error is not None:
-            raise ProtocolError(m.load_error)
-        m.role = m.exact.roles.index(m.role_text.lower())
-        if m.compiled is not None:
-            m.machine = Machine(m.compiled, "compiled")
+        """Set the match's machine once the sheet is read: the network if it is built, else
+        the exact reasoner; move an exact-path match onto the network once it is built."""
+        if m.machine is None:
+            m.loaded.wait()
+            if m.load_error is not None:
+                raise ProtocolError(m.load_error)
+            m.role = m.exact.roles.index(m.role_text.lower())
+            if m.compiled is not None:
+                m.machine = Machine(m.compiled, "compiled")
+                m.log["backend"] = "compiled"
+            else:
+                m.machine = Machine(m.exact, "exact")
+                m.log["backend"] = "exact"
+                reason = m.compile_error or "the network was not built yet"
+                m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
+            m.state = m.machine.initial()
+            log.info(
+                "match %s: role %s, %s path%s (start clock %g s)",
+                m.id_text,
+                m.role_text,
+                m.log["backend"],
+                f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
+                m.start_clock,
+            )
+        elif m.machine.backend == "exact" and m.compiled is not None:
+            from ggpzoo.agents.gdl_mcts import state_from_fluents
+
+            try:
+                state = state_from_fluents(m.compiled, m.state)
+            except ValueError:
+                return  # a state the grounding does not have: stay on the exact path
+            m.machine, m.state = Machine(m.compiled, "compiled"), state
             m.log["backend"] = "compiled"
-        else:
-            m.machine = Machine(m.exact, "exact")
-            m.log["backend"] = "exact"
-            reason = m.compile_error or "no network"
-            m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
-        m.state = m.machine.initial()
-        log.info(
-            "match %s: role %s, %s path%s (loaded in %.2f s; start clock %g s)",
-            m.id_text,
-            m.role_text,
-            m.log["backend"],
-            f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
-            m.log["load_seconds"],
-            m.start_clock,
-        )
+            n = len(m.log["turns"])
+            m.log["backend_reason"] += f"; compiled after {n} turn(s) on the exact path"
+            log.info("match %s: the network is built; compiled path after %d turn(s)", m.id_text, n)
 
     def _play(self, msg, received) -> str:
         m = self._current(msg)
