@@ -4,7 +4,7 @@
 ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
 
 * **START**: a thread reads and checks the sheet, then grounds a second copy of it into a
-  network (:mod:`ggpzoo.gdl.propnet`), grounding for at most 40% of the start clock left.
+  network (:mod:`ggpzoo.gdl.propnet`), grounding for at most the start clock left.
   The match is played on the network if it is built, else on the exact reasoner, and moves
   onto the network at the first turn after it is built (a sheet that grounds too slowly
   stays exact); the log says which, and why. ``ready`` is answered :func:`clock_margin`
@@ -226,9 +226,9 @@ class GGPPlayer:
 
     def _load(self, m: _Match, deadline: float) -> None:
         """Read the sheet (the exact path's Game), then read it again and ground that copy
-        into a network, grounding for at most 40% of the start clock left (building the
-        network takes about as long again). The match thread uses the first copy only, so
-        the exact path can play while the network is being built."""
+        into a network, grounding for at most the start clock left (at least 1 s of CPU
+        time; building the network may take about as long again). The match thread uses the
+        first copy only, so the exact path plays while the network is being built."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingTooLarge
 
@@ -243,7 +243,7 @@ class GGPPlayer:
                 return
             m.exact = game
             m.loaded.set()
-            budget = max(0.5, 0.4 * (deadline - time.perf_counter()))
+            budget = max(1.0, deadline - time.perf_counter())
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
                 net_game.propnet()
@@ -283,6 +283,9 @@ class GGPPlayer:
                 f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
                 m.start_clock,
             )
+        elif m.machine.backend == "exact" and m.compile_error and m.compile_error not in m.log["backend_reason"]:
+            m.log["backend_reason"] += "; " + m.compile_error
+            log.info("match %s: stays on the exact path: %s", m.id_text, m.compile_error)
         elif m.machine.backend == "exact" and m.compiled is not None:
             from ggpzoo.agents.gdl_mcts import state_from_fluents
 
