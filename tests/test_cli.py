@@ -25,7 +25,7 @@ def run(capsys, *argv):
 @pytest.mark.parametrize(
     "command, text",
     [
-        ([], "{list,bench,arena,replay,play,train,gdl}"),
+        ([], "{list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}"),
         (["list"], "List the environments"),
         (["bench"], "--vs"),  # the benchmark's own help
         (["arena"], "--agents"),
@@ -33,6 +33,8 @@ def run(capsys, *argv):
         (["play"], "--opponent"),
         (["train"], "--resume"),
         (["gdl"], "a .kif file, or the name of a shipped game"),  # ggpzoo.gdl.cli's own help
+        (["ggp-player"], "--agent"),  # ggpzoo.ggp.cli's own parsers
+        (["ggp-match"], "--scramble"),
     ],
 )
 def test_help(capsys, command, text):

@@ -1,4 +1,4 @@
-"""The command line: ``python -m ggpzoo {list,bench,arena,replay,play}``.
+"""The command line: ``python -m ggpzoo {list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}``.
 
 Every subcommand has ``--help``. Errors are one line on stderr (``ggpzoo arena: error:
 ...``), never a traceback: exit status 2 for a bad command line, 1 for anything else
@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{list,bench,arena,replay,play,train,gdl}", parser_class=_Parser
+        dest="command", metavar="{list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}", parser_class=_Parser
     )
 
     sub.add_parser(
@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         description="A GDL sheet as a PettingZoo env; see python -m ggpzoo gdl --help.",
     )
+
+    for name, what in (("ggp-player", "serve a GGP player"), ("ggp-match", "run a GGP match between players")):
+        sub.add_parser(name, help=f"{what} over the GGP protocol (HTTP)", add_help=False, description=what)
 
     arena = sub.add_parser(
         "arena",
@@ -490,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
         from ggpzoo.gdl.cli import main as gdl_main
 
         return gdl_main(argv[1:])
+    if argv and argv[0] in ("ggp-player", "ggp-match"):  # ggpzoo.ggp.cli's own parsers
+        from ggpzoo.ggp import cli as ggp_cli
+
+        return (ggp_cli.player_main if argv[0] == "ggp-player" else ggp_cli.match_main)(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

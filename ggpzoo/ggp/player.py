@@ -1,0 +1,586 @@
+"""A General Game Playing player: any GDL sheet, over the GGP match protocol (HTTP).
+
+``python -m ggpzoo ggp-player --port 9147 --agent mcts`` serves one match at a time, as
+ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
+
+* **START**: a thread reads and checks the sheet, then grounds a second copy of it into a
+  network (:mod:`ggpzoo.gdl.propnet`), grounding for at most the start clock left.
+  The match is played on the network if it is built, else on the exact reasoner, and moves
+  onto the network at the first turn after it is built (a sheet that grounds too slowly
+  stays exact); the log says which, and why. ``ready`` is answered :func:`clock_margin`
+  before the start clock ends, even if the sheet is still being read (the first PLAY then
+  waits for it).
+* **PLAY**: the state is tracked from the joint moves the server sends (it never sends the
+  state). A role with one legal move (``noop``) answers it at once; otherwise the agent
+  searches until :func:`clock_margin` before the play clock ends. ``mcts`` (the default)
+  is UCT on the network, decoupled UCT where several roles move at once
+  (:class:`ggpzoo.agents.GDLMCTSAgent`), and on the exact reasoner the Monte Carlo
+  search of :class:`ggpzoo.ggp.agents.MonteCarloAgent`. If the search is not back by half
+  a margin before the clock ends, the answer of a first search of a tenth of the time
+  (else the first legal move) is sent, and the turn is logged ``late``.
+* **STOP** / **ABORT** end the match; its log (moves, clock use, simulations per turn,
+  goals) is kept in :attr:`GGPPlayer.matches` and, with ``log_dir``, written to
+  ``LOG_DIR/MATCHID.json``.
+
+A message for another match than the one being played is answered ``busy``.
+
+>>> with PlayerServer(GGPPlayer("legal"), port=0) as server:   # port 0: any free port
+...     host, port = server.address
+...     print(post(host, port, "(info)"))
+((name ggpzoo) (status available))
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import socket
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+from ggpzoo.ggp.agents import LegalAgent, Machine, MonteCarloAgent
+from ggpzoo.ggp.protocol import (
+    MAX_MESSAGE_BYTES,
+    ProtocolError,
+    Spelling,
+    error_reply,
+    info_reply,
+    parse_message,
+    write_kif,
+)
+
+__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve"]
+
+log = logging.getLogger("ggpzoo.ggp")
+
+AGENT_HELP = (
+    "mcts (UCT by the play clock; the default) | mcts:SECONDSs (at most that long a move) | "
+    "mcts:SIMULATIONS (a fixed budget) | mc (ggp-base's sample Monte Carlo player, by the clock) | "
+    "legal (the first legal move) | random (a random legal move) | "
+    "az:PATH.json[:SIMULATIONS] (a trained GDL network, compiled sheets only)"
+)
+KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
+READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
+
+
+def clock_margin(clock: float) -> float:
+    """Seconds the player keeps in hand before a clock ends: 0.1 s plus 10% of the clock, at
+    most 1 s (0.13 s of a 0.3 s clock, 0.2 s of 1 s, 1 s of 9 s or more). It covers the
+    reply's way back and a search step that overruns; servers allow about 1 s more."""
+    return min(1.0, 0.1 + 0.1 * clock)
+
+
+_WARM = threading.Lock()
+_warmed = False
+
+
+def warm_up() -> None:
+    """Load (on a first run: compile) the search kernels once per process, so that no
+    match's clock pays for it. Takes a second or two when numba's cache is warm."""
+    global _warmed
+    with _WARM:
+        if _warmed:
+            return
+        from ggpzoo import gdl
+        from ggpzoo.agents.spec import make_agent
+
+        game = gdl.load(gdl.game_path("tictactoe"))
+        m = Machine(game, "compiled")
+        s = m.initial()
+        make_agent("mcts:16", game, seed=0)(s, role=game.roles[0])
+        MonteCarloAgent(m, seed=0).choose(s, 0, time.perf_counter() + 0.01)
+        _warmed = True
+
+
+def _check_agent(spec: str) -> str:
+    spec = spec.strip()
+    if spec in ("mcts", "mc", "legal", "random"):
+        return spec
+    if re.fullmatch(r"mcts:(\d+|(\d+\.?\d*|\.\d+)s)", spec):
+        if spec.endswith("s") and float(spec[5:-1]) <= 0 or not spec.endswith("s") and int(spec[5:]) <= 0:
+            raise ValueError(f"bad agent {spec!r}: the budget must be positive")
+        return spec
+    if spec.startswith("az:"):
+        path = re.sub(r":\d+$", "", spec[3:])
+        if not path.endswith(".json") or not os.path.isfile(path):
+            raise ValueError(f"bad agent {spec!r}: no such network description {path!r} (az:PATH.json[:N])")
+        return spec
+    raise ValueError(f"bad agent {spec!r}: use {AGENT_HELP}")
+
+
+class _Match:
+    """One match's state (see GGPPlayer)."""
+
+    def __init__(self, msg, received: float):
+        self.id = msg.match_id.lower()
+        self.id_text = msg.match_id
+        self.rules = msg.rules
+        self.start_clock, self.play_clock = msg.start_clock, msg.play_clock
+        self.received = received
+        self.spelling = Spelling(msg.rules)
+        self.machine: Machine | None = None
+        self.state = None
+        self.role = -1
+        self.role_text = msg.role
+        self.exact = None  # the loaded Game
+        self.compiled = None  # the same Game, once its network is built
+        self.load_error: str | None = None
+        self.compile_error: str | None = None
+        self.loaded = threading.Event()
+        self.compile_done = threading.Event()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ggp-match")
+        self.agent = None
+        self.over = False
+        self.turn = 0
+        self.log: dict = {
+            "match_id": msg.match_id,
+            "role": msg.role,
+            "start_clock": msg.start_clock,
+            "play_clock": msg.play_clock,
+            "backend": None,
+            "backend_reason": "",
+            "turns": [],
+            "goals": None,
+            "result": None,
+        }
+
+
+class GGPPlayer:
+    """The player's logic, one message at a time (thread-safe); :class:`PlayerServer` serves it over HTTP.
+
+    Args:
+        agent: what plays (:data:`AGENT_HELP`).
+        name: the name INFO answers.
+        seed: seeds the searches (their answers still depend on timing).
+        log_dir: if given, each match's log is written to ``LOG_DIR/MATCHID.json``.
+    """
+
+    def __init__(self, agent: str = "mcts", name: str = "ggpzoo", seed: int | None = None, log_dir: str | None = None):
+        self.agent = _check_agent(agent)
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.log_dir = log_dir
+        self.matches: list[dict] = []
+        self._lock = threading.Lock()
+        self._match: _Match | None = None
+
+    # ------------------------------------------------------------------ messages
+    def handle(self, message) -> str:
+        """The reply to one message (``str`` or ``bytes``); malformed ones get ``error: REASON``."""
+        received = time.perf_counter()
+        try:
+            msg = parse_message(message)
+        except ProtocolError as e:
+            log.warning("malformed message: %s", e)
+            return error_reply(e)
+        try:
+            return getattr(self, "_" + msg.kind)(msg, received)
+        except ProtocolError as e:
+            log.warning("%s: %s", msg.kind, e)
+            return error_reply(e)
+        except Exception as e:  # noqa: BLE001 - a reply, never a crash
+            log.exception("%s failed", msg.kind)
+            return error_reply(f"{type(e).__name__}: {e}")
+
+    def _info(self, msg, received) -> str:
+        m = self._match
+        return info_reply(self.name, busy=m is not None and not m.over)
+
+    def _preview(self, msg, received) -> str:
+        return "ready"
+
+    def _current(self, msg) -> _Match | None:
+        m = self._match
+        if m is None or m.over or m.id != msg.match_id.lower():
+            return None
+        return m
+
+    def _start(self, msg, received) -> str:
+        with self._lock:
+            m = self._match
+            if m is not None and not m.over:
+                return "ready" if m.id == msg.match_id.lower() else "busy"
+            m = _Match(msg, received)
+            self._match = m
+        deadline = received + msg.start_clock - clock_margin(msg.start_clock)
+        threading.Thread(target=self._load, args=(m, deadline), daemon=True, name="ggp-load").start()
+        m.loaded.wait(max(0.0, deadline - time.perf_counter()))
+        if m.load_error is not None:  # not GDL, or no such role: nothing to play
+            self._finish(m, "refused")
+            raise ProtocolError(m.load_error)
+        m.compile_done.wait(max(0.0, deadline - time.perf_counter()))
+        if not m.compile_done.is_set():
+            m.log["backend_reason"] = f"the sheet was still loading when the start clock ended ({msg.start_clock:g} s)"
+        if m.loaded.is_set():
+            self._ensure_machine(m)
+        else:
+            log.info("match %s: role %s, %s", m.id_text, msg.role, m.log["backend_reason"])
+        return "ready"
+
+    def _load(self, m: _Match, deadline: float) -> None:
+        """Read the sheet (the exact path's Game), then read it again and ground that copy
+        into a network, grounding for at most the start clock left (at least 1 s of CPU
+        time; building the network may take about as long again). The match thread uses the
+        first copy only, so the exact path plays while the network is being built."""
+        from ggpzoo import gdl
+        from ggpzoo.gdl.ground import GroundingTooLarge
+
+        try:
+            try:
+                game = gdl.load(m.rules, name="match")
+            except Exception as e:  # noqa: BLE001 - answered as an error
+                m.load_error = f"the sheet cannot be played: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                return
+            if m.role_text.lower() not in game.roles:
+                m.load_error = f"role {m.role_text} is not a role of the sheet ({', '.join(game.roles)})"
+                return
+            m.exact = game
+            m.loaded.set()
+            budget = max(1.0, deadline - time.perf_counter())
+            try:
+                net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
+                net_game.propnet()
+                Machine(net_game, "compiled").legal(net_game.propnet().init)
+                m.compiled = net_game
+            except GroundingTooLarge as e:
+                m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
+            except Exception as e:  # noqa: BLE001 - the exact path plays it
+                m.compile_error = f"no network: {type(e).__name__}: {str(e)[:120]}"
+        finally:
+            m.log["load_seconds"] = round(time.perf_counter() - m.received, 3)
+            m.loaded.set()
+            m.compile_done.set()
+
+    def _ensure_machine(self, m: _Match) -> None:
+        """Set the match's machine once the sheet is read: the network if it is built, else
+        the exact reasoner; move an exact-path match onto the network once it is built."""
+        if m.machine is None:
+            m.loaded.wait()
+            if m.load_error is not None:
+                raise ProtocolError(m.load_error)
+            m.role = m.exact.roles.index(m.role_text.lower())
+            if m.compiled is not None:
+                m.machine = Machine(m.compiled, "compiled")
+                m.log["backend"] = "compiled"
+            else:
+                m.machine = Machine(m.exact, "exact")
+                m.log["backend"] = "exact"
+                reason = m.compile_error or "the network was not built yet"
+                m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
+            m.state = m.machine.initial()
+            log.info(
+                "match %s: role %s, %s path%s (start clock %g s)",
+                m.id_text,
+                m.role_text,
+                m.log["backend"],
+                f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
+                m.start_clock,
+            )
+        elif m.machine.backend == "exact" and m.compile_error and m.compile_error not in m.log["backend_reason"]:
+            m.log["backend_reason"] += "; " + m.compile_error
+            log.info("match %s: stays on the exact path: %s", m.id_text, m.compile_error)
+        elif m.machine.backend == "exact" and m.compiled is not None:
+            from ggpzoo.agents.gdl_mcts import state_from_fluents
+
+            try:
+                state = state_from_fluents(m.compiled, m.state)
+            except ValueError:
+                return  # a state the grounding does not have: stay on the exact path
+            m.machine, m.state = Machine(m.compiled, "compiled"), state
+            m.log["backend"] = "compiled"
+            n = len(m.log["turns"])
+            m.log["backend_reason"] += f"; compiled after {n} turn(s) on the exact path"
+            log.info("match %s: the network is built; compiled path after %d turn(s)", m.id_text, n)
+
+    def _play(self, msg, received) -> str:
+        m = self._current(msg)
+        if m is None:
+            return "busy"
+        margin = clock_margin(m.play_clock)
+        search_deadline = received + m.play_clock - margin
+        hard_deadline = received + m.play_clock - margin / 2
+        turn = {"done": threading.Event(), "move": None, "fallback": None, "entry": {}}
+        m.worker.submit(self._turn, m, msg, turn, search_deadline, received)
+        turn["done"].wait(max(0.0, hard_deadline - time.perf_counter()))
+        move = turn["move"]
+        if move is None:
+            turn["entry"]["late"] = True  # the turn's log entry, whenever the search ends
+            move = turn["fallback"]
+            log.warning("match %s: the search was not back in time; answering %s", m.id_text, move)
+            if move is None:
+                return error_reply(turn.get("error") or "no move ready in time")
+        return move
+
+    def _advance(self, m: _Match, msg) -> None:
+        """Apply the joint move of a PLAY or STOP to the tracked state."""
+        if msg.moves is None:
+            return
+        mach = m.machine
+        if len(msg.moves) != len(mach.roles):
+            raise ProtocolError(f"a joint move has one move per role ({len(mach.roles)}), got {len(msg.moves)}")
+        try:
+            joint = [mach.move(i, t) for i, t in enumerate(msg.moves)]
+        except KeyError as e:
+            raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
+        m.state = mach.next(m.state, joint)
+        m.turn += 1
+
+    def _turn(self, m: _Match, msg, turn: dict, deadline: float, received: float) -> None:
+        entry = turn["entry"]
+        entry["turn"] = m.turn + (msg.moves is not None)
+        entry["previous"] = msg.raw_moves and [write_kif(x) for x in msg.raw_moves]
+        try:
+            self._ensure_machine(m)
+            self._advance(m, msg)
+            mach = m.machine
+            if mach.over(m.state):
+                raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
+            legal = mach.legal(m.state)[m.role]
+            turn["fallback"] = m.spelling.text(mach.term(m.role, legal[0]))
+            entry["legal"] = len(legal)
+            stats: dict = {}
+            if len(legal) == 1:
+                move = legal[0]
+            else:
+                move, stats = self._search(m, legal, deadline, turn)
+            text = m.spelling.text(mach.term(m.role, move))
+            entry.update(
+                move=text,
+                backend=mach.backend,
+                simulations=stats.get("simulations", 0),
+                seconds=round(time.perf_counter() - received, 3),
+            )
+            turn["move"] = text
+        except Exception as e:  # noqa: BLE001 - logged, answered as an error
+            turn["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+            entry["error"] = turn["error"]
+            log.warning("match %s turn %d: %s", m.id_text, m.turn, turn["error"])
+        finally:
+            turn["done"].set()
+            m.log["turns"].append(entry)
+
+    def _search(self, m: _Match, legal: list, deadline: float, turn: dict):
+        """The agent's move (the machine's kind) and its search statistics. Searching by the
+        clock, UCT first searches for a tenth of the time and makes its answer the turn's
+        fallback (what the player answers if the main search is not back in time)."""
+        mach, spec = m.machine, self.agent
+        seed = int(self.rng.integers(1, 2**62))
+        budget = deadline - time.perf_counter()
+        if budget <= 0.002:
+            return legal[0], {"simulations": 0}
+        if spec in ("legal", "random"):
+            a = LegalAgent(mach, random=spec == "random", seed=seed)
+            return a.choose(m.state, m.role, deadline), a.last_search
+        if spec == "mc" or mach.backend == "exact":
+            a = MonteCarloAgent(mach, seed=seed)
+            return a.choose(m.state, m.role, deadline), a.last_search
+        from ggpzoo.agents.spec import make_agent
+
+        role = mach.roles[m.role]
+        if spec == "mcts" or spec.startswith("mcts:") and spec.endswith("s"):
+            if spec != "mcts":
+                budget = min(budget, float(spec[5:-1]))
+            if budget >= 0.02:  # a first short search: its answer is the fallback
+                quick = make_agent(f"mcts:{budget / 10:.4f}s", mach.game, seed=seed)
+                first = int(quick(m.state, role=role))
+                turn["fallback"] = m.spelling.text(mach.term(m.role, first))
+                budget = min(budget * 0.9, deadline - time.perf_counter())
+                if budget < 0.001:
+                    return first, dict(quick.last_search)
+            spec = f"mcts:{max(budget, 0.001):.4f}s"
+        if m.agent is None or m.agent[0] != spec:
+            m.agent = (spec, make_agent(spec, mach.game, seed=seed))
+        agent = m.agent[1]
+        move = agent(m.state, role=role)
+        return int(move), dict(getattr(agent, "last_search", {}) or {})
+
+    def _stop(self, msg, received) -> str:
+        m = self._current(msg)
+        if m is None:
+            return "busy"
+        done = threading.Event()
+
+        def finish():
+            try:
+                self._ensure_machine(m)
+                self._advance(m, msg)
+                if m.machine.over(m.state):
+                    m.log["goals"] = dict(zip(m.machine.roles, m.machine.goals(m.state), strict=True))
+            except Exception as e:  # noqa: BLE001 - logged
+                m.log["stop_error"] = str(e)
+            finally:
+                self._finish(m, "done")
+                done.set()
+
+        m.worker.submit(finish)
+        done.wait(max(0.5, m.play_clock - clock_margin(m.play_clock)))
+        return "done"
+
+    def _abort(self, msg, received) -> str:
+        m = self._current(msg)
+        if m is None:
+            return "busy"
+        self._finish(m, "aborted")
+        return "aborted"
+
+    def _finish(self, m: _Match, result: str) -> None:
+        with self._lock:
+            if m.over:
+                return
+            m.over = True
+            if self._match is m:
+                self._match = None
+            m.log["result"] = result
+            self.matches.append(m.log)
+            del self.matches[:-KEPT_MATCHES]
+        m.worker.shutdown(wait=False)
+        turns = [t for t in m.log["turns"] if "move" in t]
+        log.info(
+            "match %s %s: goals %s; %d moves, %d searched, %d simulations, %d late, %d errors",
+            m.id_text,
+            result,
+            m.log["goals"],
+            len(turns),
+            sum(1 for t in turns if t.get("legal", 1) > 1),
+            sum(t.get("simulations", 0) for t in turns),
+            sum(1 for t in m.log["turns"] if t.get("late")),
+            sum(1 for t in m.log["turns"] if "error" in t),
+        )
+        if self.log_dir:
+            os.makedirs(self.log_dir, exist_ok=True)
+            name = re.sub(r"[^A-Za-z0-9._-]", "_", m.id_text)[:100] or "match"
+            with open(os.path.join(self.log_dir, name + ".json"), "w") as f:
+                json.dump(m.log, f, indent=1)
+
+
+# ---------------------------------------------------------------------------- HTTP
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+    server_version = "ggpzoo"
+    timeout = READ_TIMEOUT
+
+    def _reply(self, text: str, code: int = 200) -> None:
+        body = text.encode("utf-8")
+        self.send_response(code)
+        self.send_header("Content-type", "text/acl")
+        self.send_header("Content-length", str(len(body)))
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+        self.send_header("Access-Control-Allow-Headers", "Content-Type")
+        self.send_header("Access-Control-Allow-Age", "86400")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        length = self.headers.get("Content-Length")
+        if length is None or not length.strip().isdigit():
+            return self._reply(error_reply("a POST needs a Content-Length"), 411)
+        n = int(length)
+        if n > MAX_MESSAGE_BYTES:
+            return self._reply(error_reply(f"message of {n:,} bytes: the limit is {MAX_MESSAGE_BYTES:,}"), 413)
+        self._reply(self.server.player.handle(self.rfile.read(n)))
+
+    def do_GET(self) -> None:
+        path = self.path[1:] if self.path.startswith("/") else self.path
+        if path.startswith("?"):
+            path = path[1:]
+        self._reply(self.server.player.handle(urllib.parse.unquote_plus(path)))
+
+    def do_OPTIONS(self) -> None:
+        self._reply("")
+
+    def log_message(self, format, *args) -> None:  # noqa: A002 - the base class's name
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class PlayerServer:
+    """Serves a :class:`GGPPlayer` over HTTP on ``host:port`` (port 0: a free port, see
+    :attr:`address`). ``start()`` serves in a background thread, ``stop()`` ends it; as a
+    context manager it does both. Loads the search kernels first (:func:`warm_up`)."""
+
+    def __init__(self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True):
+        self.player = player
+        if warm:
+            warm_up()
+        self._server = _Server((host, port), _Handler)
+        self._server.player = player
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self._server.server_address[:2]
+        return host, port
+
+    def start(self) -> PlayerServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True, name="ggp-player")
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> PlayerServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def serve(agent: str = "mcts", port: int = 9147, host: str = "0.0.0.0", **kwargs) -> None:
+    """Serve a player until interrupted (``python -m ggpzoo ggp-player``)."""
+    server = PlayerServer(GGPPlayer(agent, **kwargs), host, port)
+    log.info("ggpzoo player (%s) on %s:%d", agent, *server.address)
+    server.serve_forever()
+
+
+def post(host: str, port: int, message: str, timeout: float = 10.0) -> str:
+    """Send one message as a GGP server does (``POST /``, HTTP/1.0) and return the reply's body.
+
+    Raises ``TimeoutError`` past ``timeout`` seconds, ``OSError`` if the connection fails,
+    ``ProtocolError`` for a reply that is not HTTP or is larger than :data:`MAX_MESSAGE_BYTES`."""
+    body = message.encode("utf-8")
+    deadline = time.monotonic() + timeout
+    head = (
+        f"POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: {host}:{port}\r\nSender: ggpzoo\r\n"
+        f"Receiver: {host}:{port}\r\nContent-Type: text/acl\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode("ascii")
+    with socket.create_connection((host, port), timeout=max(0.001, timeout)) as s:
+        s.sendall(head + body)
+        chunks, size = [], 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no reply within {timeout:g} s")
+            s.settimeout(left)
+            try:
+                data = s.recv(65536)
+            except TimeoutError:
+                raise TimeoutError(f"no reply within {timeout:g} s") from None
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+            if size > MAX_MESSAGE_BYTES + 65536:
+                raise ProtocolError(f"a reply larger than {MAX_MESSAGE_BYTES:,} bytes")
+    raw = b"".join(chunks)
+    head_end = raw.find(b"\r\n\r\n")
+    if not raw.startswith(b"HTTP/") or head_end < 0:
+        raise ProtocolError("the reply is not HTTP")
+    return raw[head_end + 4 :].decode("utf-8", errors="replace").strip()

@@ -1,0 +1,384 @@
+"""GGP matches: the protocol, the player over HTTP, the match runner's judging, scrambling."""
+
+import socket
+import time
+
+import pytest
+
+from ggpzoo import gdl
+from ggpzoo.ggp.agents import LegalAgent, Machine, MonteCarloAgent
+from ggpzoo.ggp.player import GGPPlayer, PlayerServer, clock_margin, post, warm_up
+from ggpzoo.ggp.protocol import (
+    MAX_DEPTH,
+    MAX_MESSAGE_BYTES,
+    MoveCodec,
+    ProtocolError,
+    Spelling,
+    parse_message,
+    read_kif,
+)
+from ggpzoo.ggp.server import GRACE, run_match, scramble
+
+TTT = gdl.game_path("tictactoe")
+START, PLAY = 5.0, 0.3
+
+
+def _text(name):
+    with open(gdl.game_path(name)) as f:
+        return f.read()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """An mcts player and a Monte Carlo reference on 127.0.0.1, any free ports."""
+    a = PlayerServer(GGPPlayer("mcts", seed=0), port=0).start()
+    b = PlayerServer(GGPPlayer("mc", seed=1), port=0).start()
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+# ----------------------------------------------------------------------------- protocol
+def test_messages_any_case_and_spacing():
+    for text in ("(INFO)", "( info )", "info", "(Info)"):
+        assert parse_message(text).kind == "info"
+    m = parse_message("(START M1 XPlayer ((role xplayer) (init (cell 1 1 b))) 10 2.5)")
+    assert (m.kind, m.match_id, m.role, m.start_clock, m.play_clock) == ("start", "M1", "XPlayer", 10.0, 2.5)
+    assert "(init (cell 1 1 b))" in m.rules
+    assert parse_message("(play m1 nil)").moves is None
+    assert parse_message("( PLAY m1 NIL )").moves is None
+    m = parse_message("(play m1 ( ( MARK 2 2 ) NOOP))")
+    assert m.moves == [("mark", "2", "2"), "noop"]
+    assert parse_message("(play m1 ((mark 2 2) (noop)))").moves == [("mark", "2", "2"), "noop"]
+    assert parse_message("(stop m1 (noop (mark 1 3)))").kind == "stop"
+    assert parse_message("(abort m1)").kind == "abort"
+    assert parse_message("(preview ((role a)) 5)").kind == "preview"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "(",
+        "())",
+        "(hello)",
+        "(play m1)",
+        "(play m1 maybe)",
+        "(start m1 x ((role x)) ten 1)",
+        "(start m1 x ((role x)) 10 -1)",
+        "(start m1 x () 10 1)",
+        "(play m1 (() noop))",
+        "(info) (info)",
+        "(" * (MAX_DEPTH + 1) + ")" * (MAX_DEPTH + 1),
+    ],
+)
+def test_malformed_messages_refused(bad):
+    with pytest.raises(ProtocolError):
+        parse_message(bad)
+    reply = GGPPlayer("legal").handle(bad)
+    assert reply.startswith("error: ") and "\n" not in reply
+
+
+def test_message_size_bounded():
+    big = "(info " + "x " * (MAX_MESSAGE_BYTES // 2) + ")"
+    with pytest.raises(ProtocolError, match="limit"):
+        parse_message(big.encode())
+
+
+def test_moves_round_trip_through_action_ids():
+    game = gdl.load(TTT)
+    codec = MoveCodec(game, _text("tictactoe"))
+    for role in game.roles:
+        for i in range(len(game.actions[role])):
+            text = codec.text(role, i)
+            assert codec.action_id(role, text) == i
+            assert codec.action_id(role, text.upper()) == i
+            assert codec.action_id(role, text.replace("(", "( ").replace(")", " )")) == i
+    with pytest.raises(ProtocolError, match="not a move"):
+        codec.action_id("xplayer", "(mark 4 4)")
+
+
+def test_moves_go_out_in_the_sheets_spelling():
+    sheet = _text("tictactoe").replace("mark", "MarK").replace("noop", "NoOp")
+    game = gdl.load(sheet)
+    codec = MoveCodec(game, sheet)
+    assert codec.text("xplayer", codec.action_id("xplayer", "(mark 1 2)")) == "(MarK 1 2)"
+    assert codec.text("oplayer", "noop") == "NoOp"
+    assert Spelling(sheet).text(("mark", "3", "3")) == "(MarK 3 3)"
+
+
+def test_scramble_renames_consistently():
+    text, names = scramble(_text("tictactoe"), seed=5)
+    assert {"xplayer", "oplayer", "mark", "cell", "noop", "control"} <= set(names)
+    assert not set(names) & {"role", "legal", "does", "true", "next", "goal", "terminal", "init", "distinct", "not"}
+    assert "mark" not in text.lower().split() and "(legal" in text
+    scrambled, original = gdl.load(text), gdl.load(TTT)
+    assert len(scrambled.roles) == 2 and scrambled.roles[0] == names["xplayer"].lower()
+    # the same game: the same number of moves everywhere on a random line of play
+    s, t = scrambled.initial_state(), original.initial_state()
+    back = {v.lower(): k for k, v in names.items()}
+    while not original.is_terminal(t):
+        ls = [scrambled.legal(s, r) for r in scrambled.roles]
+        lt = [original.legal(t, r) for r in original.roles]
+        assert [len(x) for x in ls] == [len(x) for x in lt]
+        moves = [x[-1] for x in ls]
+        s = scrambled.next_state(s, dict(zip(scrambled.roles, moves, strict=True)))
+
+        def un(m):
+            return tuple(back.get(a, a) for a in m) if isinstance(m, tuple) else back.get(m, m)
+
+        t = original.next_state(t, dict(zip(original.roles, [un(m) for m in moves], strict=True)))
+    assert scrambled.is_terminal(s)
+    assert read_kif(scramble("(role a)", seed=1)[0])[0][0] == "role"
+
+
+# ----------------------------------------------------------------------------- reference opponents
+@pytest.mark.parametrize("backend", ["compiled", "exact"])
+def test_monte_carlo_finds_the_winning_move(backend):
+    game = gdl.load(TTT)
+    m = Machine(game, backend)
+    state = m.initial()
+    # x: (1,1) (1,2); o: (2,1) (2,2); x to play wins at (1,3)
+    line = [("(mark 1 1)", 0), ("(mark 2 1)", 1), ("(mark 1 2)", 0), ("(mark 2 2)", 1)]
+    for text, who in line:
+        move = m.move(who, read_kif(text)[0])
+        joint = [m.legal(state)[i][0] for i in range(2)]
+        joint[who] = move
+        state = m.next(state, joint)
+    agent = MonteCarloAgent(m, seed=0)
+    got = agent.choose(state, 0, time.perf_counter() + 0.3)
+    assert m.text(0, got) == "(mark 1 3)"
+    assert agent.last_search["simulations"] > 5
+    assert m.text(0, LegalAgent(m).choose(state, 0, None)) == m.text(0, m.legal(state)[0][0])
+
+
+# ----------------------------------------------------------------------------- the player over HTTP
+def _raw(addr, request: bytes) -> bytes:
+    with socket.create_connection(addr, timeout=5) as s:
+        s.sendall(request)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def test_http_replies_headers_get_options(servers):
+    addr = servers[0].address
+    reply = _raw(addr, b"POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: 6\r\n\r\n(info)")
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 200")
+    for h in (b"Content-type: text/acl", b"Content-length: ", b"Access-Control-Allow-Origin: *"):
+        assert h in head
+    assert body == b"((name ggpzoo) (status available))"
+    assert b"(status available)" in _raw(addr, b"GET /?(info) HTTP/1.0\r\n\r\n")
+    assert _raw(addr, b"OPTIONS / HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 200")
+    too_big = f"POST / HTTP/1.0\r\nContent-Length: {MAX_MESSAGE_BYTES + 1}\r\n\r\n".encode()
+    assert _raw(addr, too_big).startswith(b"HTTP/1.0 413")
+    assert post(*addr, "(start m x)").startswith("error: ")
+
+
+def test_busy_for_a_second_match():
+    with PlayerServer(GGPPlayer("legal"), port=0) as server:
+        addr = server.address
+        rules = "(" + _text("tictactoe") + ")"
+        assert post(*addr, f"(START m1 xplayer {rules} 5 1)") == "ready"
+        assert "(status busy)" in post(*addr, "(info)")
+        assert post(*addr, f"(START m2 oplayer {rules} 5 1)") == "busy"
+        assert post(*addr, "(PLAY m2 NIL)") == "busy"
+        assert post(*addr, "(PLAY m1 NIL)") == "(mark 1 1)"
+        assert post(*addr, "(PLAY m1 ((mark 1 1) noop))") == "noop"
+        assert post(*addr, "(ABORT m1)") == "aborted"
+        assert post(*addr, f"(START m2 oplayer {rules} 5 1)") == "ready"
+        assert post(*addr, "(PLAY m2 NIL)") == "noop"
+        assert post(*addr, "(STOP m2 ((mark 1 1) noop))") == "done"
+        assert [m["result"] for m in server.player.matches] == ["aborted", "done"]
+
+
+def test_full_match_against_monte_carlo_no_errors(servers):
+    a, b = servers
+    for players in ([a.address, b.address], [b.address, a.address]):
+        rec = run_match("tictactoe", players, start_clock=START, play_clock=PLAY, seed=0)
+        assert all(rec["ready"])
+        assert rec["goals"] is not None and len(rec["moves"]) >= 5
+        assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+        assert max(t for turn in rec["times"] for t in turn) < PLAY + GRACE
+    log = a.player.matches[-1]
+    assert log["backend"] == "compiled" and log["result"] == "done" and log["goals"] is not None
+    searched = [t for t in log["turns"] if t.get("legal", 1) > 1]
+    assert searched and all(t["simulations"] > 0 for t in searched)
+
+
+def test_full_scrambled_match(servers):
+    a, b = servers
+    rec = run_match(
+        "connect_four", [a.address, b.address], start_clock=START, play_clock=PLAY, scramble_names=True, seed=1
+    )
+    assert rec["scrambled"] and rec["roles"] == ["red", "black"]
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+    assert rec["moves"][0][1] == "noop"  # recorded in the sheet's own names
+    played = a.player.matches[-1]["turns"][0]["move"]
+    assert played.split()[0].strip("(").lower() not in ("drop", "noop")  # the player saw the scrambled names
+
+
+def test_simultaneous_moves_match(servers):
+    a, b = servers
+    rec = run_match("rps_fold", [a.address, b.address], start_clock=START, play_clock=PLAY, seed=2)
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+
+
+def test_exact_path_when_the_network_is_not_ready(monkeypatch):
+    from ggpzoo.gdl.game import Game
+    from ggpzoo.gdl.ground import GroundingTooLarge
+
+    warm_up()  # before the network is taken away
+
+    def no_network(self):
+        raise GroundingTooLarge("test: no network")
+
+    monkeypatch.setattr(Game, "propnet", no_network)
+    with PlayerServer(GGPPlayer("mcts", seed=0), port=0) as p, PlayerServer(GGPPlayer("random", seed=1), port=0) as q:
+        rec = run_match("tictactoe", [p.address, q.address], start_clock=START, play_clock=PLAY, scramble_names=True)
+        log = p.player.matches[-1]
+    assert log["backend"] == "exact" and "test: no network" in log["backend_reason"]
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+
+
+def test_a_slow_search_still_answers_in_time(monkeypatch):
+    def slow(self, m, legal, deadline, turn):
+        time.sleep(PLAY * 3)
+        return legal[-1], {}
+
+    monkeypatch.setattr(GGPPlayer, "_search", slow)
+    with PlayerServer(GGPPlayer("mcts"), port=0) as server:
+        addr = server.address
+        rules = "(" + _text("tictactoe") + ")"
+        assert post(*addr, f"(START m1 xplayer {rules} {START} {PLAY})") == "ready"
+        t0 = time.perf_counter()
+        assert post(*addr, "(PLAY m1 NIL)") == "(mark 1 1)"  # the first legal move
+        assert time.perf_counter() - t0 < PLAY + 0.2  # the search took 3 play clocks
+        assert post(*addr, "(ABORT m1)") == "aborted"
+        time.sleep(PLAY * 3)
+        first = server.player.matches[-1]["turns"][0]
+        assert first["late"] is True and first["move"] == "(mark 3 3)" and "error" not in first
+
+
+class _Scripted:
+    """A player that answers START with ready and every PLAY with ``reply`` (after ``delay`` s)."""
+
+    def __init__(self, reply, delay=0.0):
+        self.reply, self.delay = reply, delay
+
+    def handle(self, message):
+        msg = parse_message(message)
+        if msg.kind == "play":
+            time.sleep(self.delay)
+            return self.reply
+        return {"start": "ready", "stop": "done", "abort": "aborted"}.get(msg.kind, "ready")
+
+
+@pytest.mark.parametrize(
+    "reply,delay,error",
+    [
+        ("(MARK 1 1)", 0.0, "illegal"),
+        ("(mark 9 9)", 0.0, "illegal"),
+        ("((", 0.0, "'('"),
+        ("noop", PLAY + 1.2, "no reply"),
+    ],
+)
+def test_runner_judges_bad_replies_with_a_random_move(servers, reply, delay, error):
+    bad = PlayerServer(_Scripted(reply, delay), port=0, warm=False).start()
+    try:
+        rec = run_match("tictactoe", [bad.address, servers[1].address], start_clock=START, play_clock=PLAY, seed=4)
+    finally:
+        bad.stop()
+    assert rec["goals"] is not None  # the match went on to the end
+    x_turns = [i for i, m in enumerate(rec["moves"]) if m[0] != "noop"]
+    assert x_turns and all(error in rec["errors"][i][0] for i in x_turns), rec["errors"]
+    assert all(rec["moves"][i][0].startswith("(mark") for i in x_turns)  # a legal move was played for it
+    assert not any(rec["errors"][i][1] for i in range(len(rec["moves"])))
+
+
+def test_clock_margin():
+    assert clock_margin(0.3) == pytest.approx(0.13) and clock_margin(1) == pytest.approx(0.2)
+    assert clock_margin(60) == 1.0
+
+
+def test_start_answers_ready_in_time_while_the_sheet_loads(monkeypatch):
+    from ggpzoo import gdl as gdl_module
+
+    real = gdl_module.load
+
+    def slow_load(*args, **kwargs):
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gdl_module, "load", slow_load)
+    with PlayerServer(GGPPlayer("mcts", seed=0), port=0) as server:
+        addr = server.address
+        rules = "(" + _text("tictactoe") + ")"
+        t0 = time.perf_counter()
+        assert post(*addr, f"(START m1 xplayer {rules} 0.8 1)") == "ready"  # read at 1 s, compiled after 2 s
+        assert time.perf_counter() - t0 < 0.8
+        time.sleep(0.5)
+        assert post(*addr, "(PLAY m1 NIL)").startswith("(mark")
+        assert server.player._match.log["backend"] == "exact"  # the network is not built yet
+        time.sleep(2.0)
+        assert post(*addr, "(PLAY m1 ((mark 1 1) noop))") == "noop"
+        assert post(*addr, "(PLAY m1 (noop (mark 2 2)))").startswith("(mark")
+        assert post(*addr, "(ABORT m1)") == "aborted"
+    log = server.player.matches[-1]
+    assert "still loading" in log["backend_reason"] and log["backend"] == "compiled"
+    assert "compiled after 1 turn(s) on the exact path" in log["backend_reason"]
+    assert [t["backend"] for t in log["turns"]] == ["exact", "compiled", "compiled"]
+    assert all("error" not in t for t in log["turns"])
+
+
+def test_start_refuses_a_bad_sheet_or_role():
+    player = GGPPlayer("legal")
+    rules = "(" + _text("tictactoe") + ")"
+    assert player.handle(f"(START m1 nobody {rules} 5 1)").startswith("error: role nobody")
+    assert player.handle("(START m2 a ((role a) (<= (legal a ?x) (true b))) 5 1)").startswith("error: the sheet")
+    assert player.handle(f"(START m3 oplayer {rules} 5 1)") == "ready"  # nothing left half-started
+
+
+def test_runner_refuses_an_unreachable_player(servers):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    with pytest.raises(OSError, match=f"cannot reach player 127.0.0.1:{closed}"):
+        run_match("tictactoe", [servers[0].address, f"127.0.0.1:{closed}"], start_clock=1, play_clock=PLAY)
+    assert "(status available)" in post(*servers[0].address, "(info)")  # it was sent ABORT
+
+
+def test_ggp_match_command(servers, tmp_path, capsys):
+    import json
+
+    from ggpzoo.tools.cli import main
+
+    a, b = (f"{h}:{p}" for h, p in (servers[0].address, servers[1].address))
+    out = tmp_path / "match.json"
+    args = ["ggp-match", "tictactoe", "--player", a, "--player", b, "--start", "5", "--play", "0.3"]
+    assert main([*args, "--scramble", "--seed", "3", "--quiet", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["scrambled"] and record["goals"] is not None and record["roles"] == ["xplayer", "oplayer"]
+    assert "xplayer (" in capsys.readouterr().out
+    assert main(["ggp-match", "tictactoe", "--player", a]) == 1
+    assert capsys.readouterr().err.strip().endswith("need 2 players, got 1")
+    with pytest.raises(SystemExit):
+        main(["ggp-match", "tictactoe", "--player", a, "--player", b, "--play", "-1"])
+    assert "not a positive number" in capsys.readouterr().err
+    assert main(["ggp-player", "--agent", "mcts:abc"]) == 1
+    assert "bad agent 'mcts:abc'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server"])
+def test_doctests(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"ggpzoo.ggp.{module}"))
+    assert result.attempted > 0 and result.failed == 0
