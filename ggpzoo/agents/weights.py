@@ -66,7 +66,7 @@ def sizing():
 
 
 def check_network_bytes(module, where: str) -> None:
-    """ValueError if ``module`` (best built on the ``meta`` device) passes :data:`MAX_WEIGHTS_BYTES`."""
+    """ValueError if ``module`` (best built on the ``meta`` device) passes `MAX_WEIGHTS_BYTES`."""
     n = tensor_bytes(module)
     if n > MAX_WEIGHTS_BYTES:
         raise ValueError(

@@ -234,7 +234,7 @@ def play_sheet(
     game reached a terminal state (or a state where some role has no legal move) and the paths
     agreed. ``notes`` lists what an ok sheet should still be looked at for: the linter's
     warnings (`ggpzoo.gdl.lint`) and games that were over at reset, with no move.
-    Playing (after loading) stops with a :class:`SheetTooSlow` error once the sheet has taken
+    Playing (after loading) stops with a `SheetTooSlow` error once the sheet has taken
     ``time_limit`` seconds in all (None: no limit), so a sheet that runs on the slow exact
     path cannot hold up a corpus run. With ``roles``, a sheet with another number
     of roles is loaded but not played (``"skipped": True``)."""

@@ -43,7 +43,7 @@ def _is_text(s: str) -> bool:
 
 
 def _read_sheet(path: str) -> str:
-    """The text of a sheet file: a regular file of at most :data:`MAX_SHEET_BYTES`, read
+    """The text of a sheet file: a regular file of at most `MAX_SHEET_BYTES`, read
     without blocking on a FIFO or reading a device whole."""
     try:
         st = os.stat(path)
@@ -81,11 +81,11 @@ def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0)
 
     A string is read as KIF text when it is not an existing file and holds a newline or
     starts with ``(`` or ``;``; anything else is a path. A file must be a regular file of at
-    most :data:`MAX_SHEET_BYTES` (16 MB). ``ground_time_limit`` (seconds of CPU time, finite,
+    most `MAX_SHEET_BYTES` (16 MB). ``ground_time_limit`` (seconds of CPU time, finite,
     0 or more) bounds the grounding, and the static relations computed at load (which get at
-    least :data:`~ggpzoo.gdl.logic.STATIC_TIME_LIMIT`, 10 s).
+    least `STATIC_TIME_LIMIT`, 10 s).
 
-    Raises :class:`ggpzoo.gdl.GDLError` (a ValueError) for a sheet that cannot be read or
+    Raises [`ggpzoo.gdl.GDLError`][ggpzoo.gdl.GDLError] (a ValueError) for a sheet that cannot be read or
     that breaks GDL's rules (unsafe rule, unstratified negation, recursion restriction...).
     """
     check_time_limit(ground_time_limit)

@@ -930,7 +930,7 @@ class Program:
         ``budget(work, pending, rel)`` is called as rule bodies are solved (``work`` solutions
         so far, ``pending`` new facts not yet stored, ``rel`` the relation evaluated) and may
         raise; by default a state whose
-        evaluation passes :data:`MAX_STATE_SOLUTIONS` body solutions raises :class:`GDLError`."""
+        evaluation passes `MAX_STATE_SOLUTIONS` body solutions raises `GDLError`."""
         store = {TRUE: _Rel(), DOES: _Rel()}
         for f in true_facts:
             store[TRUE].add(("true", f))

@@ -1,13 +1,14 @@
 """The reference opponents of GGP matches, and the state machine the player tracks a match on.
 
-* :class:`LegalAgent`: the first legal move (in the game's term order), or with
+* [`LegalAgent`][ggpzoo.ggp.agents.LegalAgent]: the first legal move (in the game's term order), or with
   ``random=True`` a uniformly random one: the plain legal player of GGP courses.
-* :class:`MonteCarloAgent`: the algorithm of ggp-base's sample Monte Carlo player: for each
+* [`MonteCarloAgent`][ggpzoo.ggp.agents.MonteCarloAgent]: the algorithm of ggp-base's sample Monte Carlo player: for
+  each
   legal move in turn, a random *depth charge* (that move, the other roles' moves at random,
   then random joint moves to the end of the game) until the time is up; play the move with
   the best average goal. No tree: the usual first opponent of a GGP player.
 
-Both play on a :class:`Machine`, the compiled network (action ids) or the exact reasoner
+Both play on a [`Machine`][ggpzoo.ggp.agents.Machine], the compiled network (action ids) or the exact reasoner
 (terms), so they play any sheet. They are agents (``agent(state, role)``; ``takes =
 "state"``) and the player's ``--agent legal``, ``--agent random``, ``--agent mc``.
 

@@ -1,25 +1,25 @@
 """A General Game Playing player: any GDL sheet, over the GGP match protocol (HTTP).
 
 ``python -m ggpzoo ggp-player --port 9147 --agent mcts`` serves one match at a time, as
-ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
+ggp-base's players do (see [`ggpzoo.ggp.protocol`][ggpzoo.ggp.protocol] for the messages):
 
 * **START**: a thread reads and checks the sheet, then grounds a second copy of it into a
-  network (:mod:`ggpzoo.gdl.propnet`), grounding for at most the start clock left.
+  network (`ggpzoo.gdl.propnet`), grounding for at most the start clock left.
   The match is played on the network if it is built, else on the exact reasoner, and moves
   onto the network at the first turn after it is built (a sheet that grounds too slowly
-  stays exact); the log says which, and why. ``ready`` is answered :func:`clock_margin`
+  stays exact); the log says which, and why. ``ready`` is answered [`clock_margin()`][ggpzoo.ggp.player.clock_margin]
   before the start clock ends, even if the sheet is still being read (the first PLAY then
   waits for it).
 * **PLAY**: the state is tracked from the joint moves the server sends (it never sends the
   state). A role with one legal move (``noop``) answers it at once; otherwise the agent
-  searches until :func:`clock_margin` before the play clock ends. ``mcts`` (the default)
+  searches until [`clock_margin()`][ggpzoo.ggp.player.clock_margin] before the play clock ends. ``mcts`` (the default)
   is UCT on the network, decoupled UCT where several roles move at once
-  (:class:`ggpzoo.agents.GDLMCTSAgent`), and on the exact reasoner the Monte Carlo
-  search of :class:`ggpzoo.ggp.agents.MonteCarloAgent`. If the search is not back by half
+  ([`ggpzoo.agents.GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]), and on the exact reasoner the Monte Carlo
+  search of [`ggpzoo.ggp.agents.MonteCarloAgent`][ggpzoo.ggp.agents.MonteCarloAgent]. If the search is not back by half
   a margin before the clock ends, the answer of a first search of a tenth of the time
   (else the first legal move) is sent, and the turn is logged ``late``.
 * **STOP** / **ABORT** end the match; its log (moves, clock use, simulations per turn,
-  goals) is kept in :attr:`GGPPlayer.matches` and, with ``log_dir``, written to
+  goals) is kept in [`GGPPlayer.matches`][ggpzoo.ggp.player.GGPPlayer] and, with ``log_dir``, written to
   ``LOG_DIR/MATCHID.json``.
 
 A message for another match than the one being played is answered ``busy``.
@@ -153,10 +153,11 @@ class _Match:
 
 
 class GGPPlayer:
-    """The player's logic, one message at a time (thread-safe); :class:`PlayerServer` serves it over HTTP.
+    """The player's logic, one message at a time (thread-safe); [`PlayerServer`][ggpzoo.ggp.player.PlayerServer] serves
+    it over HTTP.
 
     Args:
-        agent: what plays (:data:`AGENT_HELP`).
+        agent: what plays (`AGENT_HELP`).
         name: the name INFO answers.
         seed: seeds the searches (their answers still depend on timing).
         log_dir: if given, each match's log is written to ``LOG_DIR/MATCHID.json``.
@@ -507,9 +508,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class PlayerServer:
-    """Serves a :class:`GGPPlayer` over HTTP on ``host:port`` (port 0: a free port, see
-    :attr:`address`). ``start()`` serves in a background thread, ``stop()`` ends it; as a
-    context manager it does both. Loads the search kernels first (:func:`warm_up`)."""
+    """Serves a [`GGPPlayer`][ggpzoo.ggp.player.GGPPlayer] over HTTP on ``host:port`` (port 0: a free port, see
+    [`address`][ggpzoo.ggp.player.PlayerServer]). ``start()`` serves in a background thread, ``stop()`` ends it; as a
+    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up])."""
 
     def __init__(self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True):
         self.player = player
@@ -554,7 +555,7 @@ def post(host: str, port: int, message: str, timeout: float = 10.0) -> str:
     """Send one message as a GGP server does (``POST /``, HTTP/1.0) and return the reply's body.
 
     Raises ``TimeoutError`` past ``timeout`` seconds, ``OSError`` if the connection fails,
-    ``ProtocolError`` for a reply that is not HTTP or is larger than :data:`MAX_MESSAGE_BYTES`."""
+    ``ProtocolError`` for a reply that is not HTTP or is larger than `MAX_MESSAGE_BYTES`."""
     body = message.encode("utf-8")
     deadline = time.monotonic() + timeout
     head = (

@@ -1,7 +1,7 @@
 """The GGP match protocol's messages: read them, write the replies, map moves to action ids.
 
 A game server and a player exchange one message per HTTP request (see
-:mod:`ggpzoo.ggp.player`). The messages are KIF lists:
+[`ggpzoo.ggp.player`][ggpzoo.ggp.player]). The messages are KIF lists:
 
 =====================================================  ==============================
 message                                                reply
@@ -17,14 +17,14 @@ message                                                reply
 ``M1 M2 ...`` is the previous joint move, one move per role in the sheet's role order. The
 message keywords and ``NIL`` are read in any case; a move is written ``(mark 2 2)``,
 ``( mark 2 2 )`` or a bare word (``noop``), and a player's move is written back in the
-sheet's own spelling (:class:`Spelling`): servers compare moves case-sensitively.
+sheet's own spelling ([`Spelling`][ggpzoo.ggp.protocol.Spelling]): servers compare moves case-sensitively.
 
 Nothing here depends on a symbol's name: a server may rename every symbol of the sheet but
 the GDL keywords and numbers (scrambling), and the moves are found by their terms in the
 game that the sheet sent with START defines.
 
-Input is bounded: a message longer than :data:`MAX_MESSAGE_BYTES` or nested deeper than
-:data:`MAX_DEPTH` is refused with a :class:`ProtocolError`, as is any message that is not
+Input is bounded: a message longer than `MAX_MESSAGE_BYTES` or nested deeper than
+`MAX_DEPTH` is refused with a [`ProtocolError`][ggpzoo.ggp.protocol.ProtocolError], as is any message that is not
 one of the above; the player answers it with one line, ``error: REASON``.
 
 >>> m = parse_message("( PLAY match.1 ( noop ( MARK 2 2 ) ) )")
@@ -87,8 +87,8 @@ class ProtocolError(ValueError):
 def read_kif(text: str) -> list:
     """The KIF terms of ``text``, spelling kept: a symbol is a ``str``, a list a ``tuple``.
 
-    Raises :class:`ProtocolError` for unbalanced parentheses or lists nested deeper than
-    :data:`MAX_DEPTH`.
+    Raises [`ProtocolError`][ggpzoo.ggp.protocol.ProtocolError] for unbalanced parentheses or lists nested deeper than
+    `MAX_DEPTH`.
 
     >>> read_kif("(Mark 1 2) noop ()")
     [('Mark', '1', '2'), 'noop', ()]
@@ -116,7 +116,7 @@ def read_kif(text: str) -> list:
 
 
 def write_kif(term) -> str:
-    """KIF text of a term of :func:`read_kif` (or of :mod:`ggpzoo.gdl.syntax`)."""
+    """KIF text of a term of [`read_kif()`][ggpzoo.ggp.protocol.read_kif] (or of `ggpzoo.gdl.syntax`)."""
     if isinstance(term, tuple):
         return "(" + " ".join(write_kif(t) for t in term) + ")"
     return term
@@ -124,7 +124,7 @@ def write_kif(term) -> str:
 
 def move_term(term):
     """A move as the game's term: symbols lower-cased (GDL is case-insensitive), ``(noop)``
-    read as ``noop`` (as :func:`ggpzoo.gdl.syntax.parse` reads ``(terminal)``).
+    read as ``noop`` (as `ggpzoo.gdl.syntax.parse()` reads ``(terminal)``).
 
     >>> move_term(("MARK", "1", ("F", "X"))), move_term(("NOOP",))
     (('mark', '1', ('f', 'x')), 'noop')
@@ -188,7 +188,8 @@ def _joint(x) -> tuple[list | None, list | None]:
 
 
 def parse_message(text) -> Message:
-    """Read one GGP message (``str`` or UTF-8 ``bytes``); :class:`ProtocolError` names what is wrong."""
+    """Read one GGP message (``str`` or UTF-8 ``bytes``); [`ProtocolError`][ggpzoo.ggp.protocol.ProtocolError] names
+    what is wrong."""
     if isinstance(text, (bytes, bytearray)):
         if len(text) > MAX_MESSAGE_BYTES:
             raise ProtocolError(f"message of {len(text):,} bytes: the limit is {MAX_MESSAGE_BYTES:,}")
@@ -242,7 +243,7 @@ def error_reply(reason) -> str:
 
 
 class Spelling:
-    """The sheet's own spelling of its symbols: :func:`ggpzoo.gdl.syntax.parse` lower-cases
+    """The sheet's own spelling of its symbols: `ggpzoo.gdl.syntax.parse()` lower-cases
     them, and a server compares moves case-sensitively, so a move goes out spelled as the
     sheet spelled each of its symbols (the first spelling met, if the sheet uses several)."""
 
@@ -262,7 +263,7 @@ class Spelling:
 
 
 class MoveCodec:
-    """Moves of a loaded :class:`ggpzoo.gdl.Game` to and from the env's action ids and
+    """Moves of a loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] to and from the env's action ids and
     the protocol's text (in the sheet's spelling).
 
     >>> from ggpzoo import gdl
@@ -278,7 +279,7 @@ class MoveCodec:
         self.spelling = Spelling(game.text if rules is None else rules)
 
     def term(self, move):
-        """A move (text, or a term of :func:`read_kif`) as the game's term."""
+        """A move (text, or a term of [`read_kif()`][ggpzoo.ggp.protocol.read_kif]) as the game's term."""
         if isinstance(move, str):
             terms = read_kif(move)
             if len(terms) != 1:

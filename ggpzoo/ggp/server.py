@@ -4,23 +4,23 @@
 plays one match as ggp-base's game server does:
 
 * START goes to every player (the sheet, its role, the clocks); each has the start clock
-  plus :data:`GRACE` seconds to answer ``ready``;
+  plus `GRACE` seconds to answer ``ready``;
 * every turn every role is asked for its move with PLAY (the previous joint move; ``NIL``
   the first time), roles with one legal move (``noop``) too, all at once;
 * a reply that is not a legal move in the sheet's own spelling (servers compare moves
   case-sensitively), cannot be read, or comes later than the play clock plus
-  :data:`GRACE` seconds is an error: a random legal move is played for that role, and the
+  `GRACE` seconds is an error: a random legal move is played for that role, and the
   error is recorded. The match goes on;
 * at the end STOP goes to every player, and the record has the goals.
 
 With ``scramble=True`` every symbol of the sheet but the GDL keywords and numbers is
-renamed, the same way throughout (:func:`scramble`): the players see a sheet whose names
+renamed, the same way throughout ([`scramble()`][ggpzoo.ggp.server.scramble]): the players see a sheet whose names
 mean nothing. The record keeps the original names.
 
-The server judges on the exact reasoner (:mod:`ggpzoo.gdl.game`), so it plays any sheet
+The server judges on the exact reasoner (`ggpzoo.gdl.game`), so it plays any sheet
 that loads, and its judgement needs no grounding.
 
-The record (:func:`run_match`'s return value, ``--out match.json``): ``match_id``,
+The record ([`run_match()`][ggpzoo.ggp.server.run_match]'s return value, ``--out match.json``): ``match_id``,
 ``sheet``, ``roles``, ``players``, ``start_clock``, ``play_clock``, ``scrambled``,
 ``ready`` (per player), ``moves`` (one joint move per turn, one move text per role, in the
 original spelling), ``errors`` (per turn and role: ``""`` or what went wrong), ``times``

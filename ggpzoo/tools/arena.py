@@ -15,7 +15,7 @@ A game's result is the env's: the role with the higher goal at the end wins (a s
 GDL games play too: pass a two-role [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] (``gdl.load(path)``) where an
 env name goes, and agents made for it (``make_agent("mcts:200", game)``). "White" is then
 the sheet's first role, "black" its second, and ``max_steps`` counts joint moves (by
-default :data:`GDL_MAX_STEPS`, 2000: a sheet's games need not end).
+default `GDL_MAX_STEPS`, 2000: a sheet's games need not end).
 
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
@@ -71,8 +71,8 @@ GDL_MAX_STEPS = 2000  # a GDL game (named or loaded) still running after this ma
 
 def _raw_env(env, max_steps: int | None = None):
     """A raw env from an env name (``gdl:SHEET`` for a GDL game), a GDL game
-    (:class:`ggpzoo.gdl.Game`) or an env. A GDL game's env is cut after ``max_steps`` joint
-    moves, :data:`GDL_MAX_STEPS` by default (a sheet's random games need not end)."""
+    (`ggpzoo.gdl.Game`) or an env. A GDL game's env is cut after ``max_steps`` joint
+    moves, `GDL_MAX_STEPS` by default (a sheet's random games need not end)."""
     from ggpzoo.gdl.spec import gdl_game
 
     game = gdl_game(env)

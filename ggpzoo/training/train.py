@@ -16,8 +16,8 @@ snapshots in the pool, ``snapshot-K.zip``), and at the end ``model.zip``, ``poli
 and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
 ``summary.json``.
 
-The recipe of a game is :data:`DEFAULT_RECIPE` updated by its spec's ``recipe``
-(:class:`ggpzoo.envs.gamespec.GameSpec`); any key can be overridden.
+The recipe of a game is [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] updated by its spec's ``recipe``
+([`ggpzoo.envs.gamespec.GameSpec`][ggpzoo.envs.gamespec.GameSpec]); any key can be overridden.
 
 The budget, ``minutes`` (and ``timesteps``), is that of this run: a resumed run trains that
 much more. Minutes count training only: the clock starts after the first batch of moves

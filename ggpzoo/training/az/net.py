@@ -42,7 +42,7 @@ GDL_MAX_ARGUMENTS = {"width": 1024, "blocks": 32, "value_hidden": 1024}
 
 
 def _within(limits: dict, name: str, **sizes) -> None:
-    """ValueError for a size past the limit that :func:`load_model` holds descriptions to: a
+    """ValueError for a size past the limit that `load_model()` holds descriptions to: a
     network too large to load back is refused before it is trained."""
     for k, v in sizes.items():
         if v > limits[k]:

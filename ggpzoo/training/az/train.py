@@ -377,8 +377,8 @@ def _write_row(path: str, row: dict) -> None:
 
 def _check_config(config: AZConfig, play, resume: bool) -> None:
     """Refuse, before anything is written or played, settings whose search would pass
-    :data:`~ggpzoo.agents.mcts.MAX_SIMULATIONS` tree nodes or whose network its loader would
-    refuse (:func:`~ggpzoo.training.az.net.load_model`'s limits)."""
+    `MAX_SIMULATIONS` tree nodes or whose network its loader would
+    refuse (`load_model()`'s limits)."""
     from ggpzoo.agents.mcts import MAX_SIMULATIONS
 
     for name in ("simulations", "games", "batch_size", "eval_games", "buffer_size", "max_moves"):
