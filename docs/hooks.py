@@ -7,9 +7,9 @@ under the title, so the page reads on the code host as on the site and cannot dr
 
     python docs/hooks.py
 
-As an MkDocs hook, it builds each page from the docstring and warns (an error under
-``--strict``) when the file in the repository is out of date; ``tests/test_docs.py`` checks
-the same.
+As an MkDocs hook, it builds each page from the docstring and stops a ``--strict`` build
+(warns otherwise) when the file in the repository is out of date; ``tests/test_docs.py``
+checks the same.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ log = logging.getLogger("mkdocs.hooks.env_doc")
 
 def env_page(name: str) -> str:
     """The whole Markdown page of the env ``name``: the header line, then its module docstring."""
+    root = str(GAMES.parent.parent)  # the ggpzoo of this checkout, whatever else is installed
+    if root not in sys.path:
+        sys.path.insert(0, root)
     from ggpzoo.envs import load
 
     module = load(name).raw_env.__module__
@@ -63,13 +66,17 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if not m:
         return markdown
     expected = env_page(m.group(1))
-    if markdown != expected:
-        log.warning("%s is out of date with its docstring: run python docs/hooks.py", page.file.src_path)
+    if markdown.strip() != expected.strip():  # MkDocs hands over the text without its last newline
+        message = f"{page.file.src_path} is out of date with its docstring: run python docs/hooks.py"
+        if config.get("strict"):
+            from mkdocs.exceptions import PluginError
+
+            raise PluginError(message)
+        log.warning(message)
     return expected
 
 
 def main() -> int:
-    sys.path.insert(0, str(GAMES.parent.parent))
     for path in stale_pages():
         name = MARKER.match(path.read_text()).group(1)
         path.write_text(env_page(name))
