@@ -257,6 +257,7 @@ def test_play_through_stdin(capsys, monkeypatch):
     assert code == 0 and err == ""
     for text in [
         "mad_bishops_v0: you play white, greedy plays the other side.",
+        "each as x,y (column, row, counted from 1 at the lower left) or as a column letter and a row (a1 = 1,1)",
         "(5,1)->(5,3) is illegal: (5,1)->(5,3) is not along a diagonal. Type 'help' for the format",
         "could not read 'hello' as cells",
         "a move here names 2 cells (piece, destination); '1,1 2,2 3,3' names 3",

@@ -111,3 +111,19 @@ def test_ctrl_c_stops_and_saves(monkeypatch, tmp_path):
     assert all((run / f).exists() for f in ("model.zip", "policy.json", "checkpoint.zip", "summary.json"))
     assert lines[-1].startswith("interrupted after ") and lines[-1].endswith("no final evaluation")
     assert json.loads((run / "checkpoint.json").read_text())["timesteps"] == summary["timesteps"]
+
+
+def test_the_bar_makes_way_for_the_evaluation_lines():
+    import io
+
+    stream = io.StringIO()
+    bar = ggpzoo.tools._progress.Progress(60, "train", stream=stream, enabled=True)
+    bar.update(10)
+    bar.break_line()  # an evaluation's lines go below the bar, not onto it
+    bar.break_line()  # nothing drawn since: no empty line
+    bar.update(50)  # the last unit: drawn at once
+    bar.close()
+    lines = stream.getvalue().split("\n")
+    assert len(lines) == 3 and lines[2] == ""
+    assert lines[0].startswith("\rtrain [####") and " 10/60 " in lines[0]
+    assert lines[1].startswith("\rtrain [########################] 60/60 ")

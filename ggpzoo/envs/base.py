@@ -413,8 +413,8 @@ class GGPEnv(AECEnv, EzPickle):
         example = self.action_to_string(int(legal[0])) if len(legal) else "(1,1)->(2,2)"
         plain = " ".join(f"{x},{y}" for x, y in re.findall(r"\((\d+),(\d+)\)", example))
         return (
-            f"A move names {len(parts)} cells ({', '.join(parts)}), each as x,y (column, row) or as a "
-            f"file letter and a rank (a1 = 1,1), e.g. '{plain}' or '{example}'."
+            f"A move names {len(parts)} cells ({', '.join(parts)}), each as x,y (column, row, counted from 1 "
+            f"at the lower left) or as a column letter and a row (a1 = 1,1), e.g. '{plain}' or '{example}'."
         )
 
     def parse_move(self, text: str) -> list[int]:

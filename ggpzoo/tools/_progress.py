@@ -56,10 +56,16 @@ class Progress:
         self.stream.write("\r" + line + " " * pad)
         self.stream.flush()
 
-    def close(self) -> None:
+    def break_line(self) -> None:
+        """End the bar's line, so that other output starts on a line of its own (the bar is
+        drawn again below it at the next update)."""
         if self.enabled and self._length:
             self.stream.write("\n")
             self.stream.flush()
+            self._length = 0
+
+    def close(self) -> None:
+        self.break_line()
 
     def __enter__(self) -> Progress:
         return self

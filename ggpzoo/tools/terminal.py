@@ -4,8 +4,8 @@
   ``"(4,1)->(4,5)/(4,1)"``, or a `MoveError` that says what is wrong with it.
 * `play_terminal()` - the game loop of ``python -m ggpzoo play``.
 
-Cells are 1-based ``x,y`` (column, row) as the boards are drawn, or a file letter and a
-rank (``a1`` is ``1,1``; Mad Bishops labels its files a..j).
+Cells are 1-based ``x,y`` (column, row) as the boards are drawn, or a column letter and a
+row (``a1`` is ``1,1``; Mad Bishops labels its columns a..j).
 """
 
 from __future__ import annotations

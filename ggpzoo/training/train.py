@@ -493,6 +493,7 @@ def train(
                     (folder / snapshots.pop(0)).unlink(missing_ok=True)
             if trained >= self.next_eval and go_on:  # the last one is the final evaluation
                 self.next_eval += 60 * eval_every
+                bar.break_line()  # its lines below the bar, not on it
                 run_eval(eval_games, "eval")
             if trained >= self.next_ckpt and go_on:  # the last one is written at the end
                 self.next_ckpt += 60 * checkpoint_every
