@@ -57,7 +57,13 @@ def sizing():
     from torch import nn
 
     to = nn.Module.to
-    nn.Module.to = lambda self, *a, **k: self
+
+    def stay(self, *args, **kwargs):  # a module on another device (another thread's) moves as usual
+        if any(t.is_meta for t in self.parameters()):
+            return self
+        return to(self, *args, **kwargs)
+
+    nn.Module.to = stay
     try:
         with torch.device("meta"):
             yield
