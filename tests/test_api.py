@@ -150,6 +150,10 @@ def test_final_rewards_follow_goals(name):
         gw, gb = goals["white"], goals["black"]
         expected = float(np.sign(gw - gb))
         assert totals == {"white": expected, "black": -expected}
+        # after every agent is done (infos emptied), the outcome still names the goals
+        out = env.outcome()
+        assert out.goals == {"white": gw, "black": gb}
+        assert out.winner == ("white" if gw > gb else "black" if gb > gw else None)
 
 
 @pytest.mark.parametrize("bad", [1.0, 2.5, "3", None, True, np.float32(1)])

@@ -387,7 +387,7 @@ class GGPEnv(AECEnv, EzPickle):
         if not self.is_game_over():
             return None
         white, black = self.possible_agents
-        gw, gb = self.infos[white]["goal"], self.infos[black]["goal"]
+        gw, gb = (int(g) for g in self.kernel.goals(self._board, self._aux))  # infos empty once agents are done
         winner = white if gw > gb else black if gb > gw else None
         return Outcome(winner, {white: gw, black: gb}, "rules" if self._over else "max_steps", int(self._aux[STEP]))
 
