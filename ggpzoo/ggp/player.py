@@ -15,7 +15,8 @@ ggp-base's players do (see :mod:`ggpzoo.ggp.protocol` for the messages):
   searches until :func:`clock_margin` before the play clock ends. ``mcts`` (the default)
   is UCT on the network, decoupled UCT where several roles move at once
   (:class:`ggpzoo.agents.GDLMCTSAgent`), and on the exact reasoner the Monte Carlo
-  search of :class:`ggpzoo.ggp.agents.MonteCarloAgent`. If the search is not back by half
+  search of :class:`ggpzoo.ggp.agents.MonteCarloAgent` (a random legal move while the
+  network is still being built, leaving it the CPU). If the search is not back by half
   a margin before the clock ends, the answer of a first search of a tenth of the time
   (else the first legal move) is sent, and the turn is logged ``late``.
 * **STOP** / **ABORT** end the match; its log (moves, clock use, simulations per turn,
@@ -375,8 +376,9 @@ class GGPPlayer:
         budget = deadline - time.perf_counter()
         if budget <= 0.002:
             return legal[0], {"simulations": 0}
-        if spec in ("legal", "random"):
-            a = LegalAgent(mach, random=spec == "random", seed=seed)
+        if spec in ("legal", "random") or mach.backend == "exact" and not m.compile_done.is_set():
+            # while the network is being built, a random legal move leaves the CPU to the build
+            a = LegalAgent(mach, random=spec != "legal", seed=seed)
             return a.choose(m.state, m.role, deadline), a.last_search
         if spec == "mc" or mach.backend == "exact":
             a = MonteCarloAgent(mach, seed=seed)
