@@ -382,3 +382,12 @@ def test_doctests(module):
 
     result = doctest.testmod(importlib.import_module(f"ggpzoo.ggp.{module}"))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_client_that_hangs_up_is_one_log_line(monkeypatch, caplog):
+    monkeypatch.setattr(GGPPlayer, "_info", lambda self, msg, received: time.sleep(0.5) or "((name x))")
+    with PlayerServer(GGPPlayer("legal"), port=0, warm=False) as server:
+        with pytest.raises(TimeoutError):
+            post(*server.address, "(info)", timeout=0.1)
+        time.sleep(1.0)
+    assert any("closed the connection" in r.getMessage() for r in caplog.records)

@@ -507,6 +507,17 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up before the reply (a server that stopped waiting) is one log
+        line, not a traceback."""
+        import sys
+
+        e = sys.exc_info()[1]
+        if isinstance(e, (BrokenPipeError, ConnectionResetError, TimeoutError)):
+            log.warning("%s:%s closed the connection before the reply (%s)", *client_address[:2], type(e).__name__)
+        else:
+            super().handle_error(request, client_address)
+
 
 class PlayerServer:
     """Serves a :class:`GGPPlayer` over HTTP on ``host:port`` (port 0: a free port, see
