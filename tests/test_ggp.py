@@ -325,7 +325,10 @@ def test_start_answers_ready_in_time_while_the_sheet_loads(monkeypatch):
         time.sleep(0.5)
         assert post(*addr, "(PLAY m1 NIL)").startswith("(mark")
         assert server.player._match.log["backend"] == "exact"  # the network is not built yet
-        time.sleep(2.0)
+        for _ in range(300):  # the network: built a second or two later
+            if server.player._match.compiled is not None:
+                break
+            time.sleep(0.1)
         assert post(*addr, "(PLAY m1 ((mark 1 1) noop))") == "noop"
         assert post(*addr, "(PLAY m1 (noop (mark 2 2)))").startswith("(mark")
         assert post(*addr, "(ABORT m1)") == "aborted"
