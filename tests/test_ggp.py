@@ -325,7 +325,10 @@ def test_start_answers_ready_in_time_while_the_sheet_loads(monkeypatch):
         time.sleep(0.5)
         assert post(*addr, "(PLAY m1 NIL)").startswith("(mark")
         assert server.player._match.log["backend"] == "exact"  # the network is not built yet
-        time.sleep(2.0)
+        for _ in range(300):  # the network: built a second or two later
+            if server.player._match.compiled is not None:
+                break
+            time.sleep(0.1)
         assert post(*addr, "(PLAY m1 ((mark 1 1) noop))") == "noop"
         assert post(*addr, "(PLAY m1 (noop (mark 2 2)))").startswith("(mark")
         assert post(*addr, "(ABORT m1)") == "aborted"
@@ -382,3 +385,12 @@ def test_doctests(module):
 
     result = doctest.testmod(importlib.import_module(f"ggpzoo.ggp.{module}"))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_client_that_hangs_up_is_one_log_line(monkeypatch, caplog):
+    monkeypatch.setattr(GGPPlayer, "_info", lambda self, msg, received: time.sleep(0.5) or "((name x))")
+    with PlayerServer(GGPPlayer("legal"), port=0, warm=False) as server:
+        with pytest.raises(TimeoutError):
+            post(*server.address, "(info)", timeout=0.1)
+        time.sleep(1.0)
+    assert any("closed the connection" in r.getMessage() for r in caplog.records)

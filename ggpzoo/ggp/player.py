@@ -15,7 +15,8 @@ ggp-base's players do (see [`ggpzoo.ggp.protocol`][ggpzoo.ggp.protocol] for the 
   searches until [`clock_margin()`][ggpzoo.ggp.player.clock_margin] before the play clock ends. ``mcts`` (the default)
   is UCT on the network, decoupled UCT where several roles move at once
   ([`ggpzoo.agents.GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]), and on the exact reasoner the Monte Carlo
-  search of [`ggpzoo.ggp.agents.MonteCarloAgent`][ggpzoo.ggp.agents.MonteCarloAgent]. If the search is not back by half
+  search of [`ggpzoo.ggp.agents.MonteCarloAgent`][ggpzoo.ggp.agents.MonteCarloAgent] (a random legal move while the
+  network is still being built, leaving it the CPU). If the search is not back by half
   a margin before the clock ends, the answer of a first search of a tenth of the time
   (else the first legal move) is sent, and the turn is logged ``late``.
 * **STOP** / **ABORT** end the match; its log (moves, clock use, simulations per turn,
@@ -376,8 +377,9 @@ class GGPPlayer:
         budget = deadline - time.perf_counter()
         if budget <= 0.002:
             return legal[0], {"simulations": 0}
-        if spec in ("legal", "random"):
-            a = LegalAgent(mach, random=spec == "random", seed=seed)
+        if spec in ("legal", "random") or mach.backend == "exact" and not m.compile_done.is_set():
+            # while the network is being built, a random legal move leaves the CPU to the build
+            a = LegalAgent(mach, random=spec != "legal", seed=seed)
             return a.choose(m.state, m.role, deadline), a.last_search
         if spec == "mc" or mach.backend == "exact":
             a = MonteCarloAgent(mach, seed=seed)
@@ -505,6 +507,17 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up before the reply (a server that stopped waiting) is one log
+        line, not a traceback."""
+        import sys
+
+        e = sys.exc_info()[1]
+        if isinstance(e, (BrokenPipeError, ConnectionResetError, TimeoutError)):
+            log.warning("%s:%s closed the connection before the reply (%s)", *client_address[:2], type(e).__name__)
+        else:
+            super().handle_error(request, client_address)
 
 
 class PlayerServer:
