@@ -110,7 +110,7 @@ def test_without_auto_reset_finished_games_wait():
 
 
 def _snapshot(v):
-    return [a.copy() for a in (*v._G, *v._S)]
+    return [a.copy() for a in (v.states, v._W, *v._S)]
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "cyclic"])
@@ -205,7 +205,8 @@ def test_kernel_tables_are_the_batchs_own_arrays():
     games = GDLVectorGames(gdl.load(gdl.game_path("tictactoe")), num_games=3)
     games.reset()
     t = games.kernel_tables()
-    assert t.G[0] is games.states and t.S[2] is games.over and t.S[5] is games.steps and t.S[6] is games.goals
+    assert t.states is games.states and t.W.shape[0] == 3
+    assert t.S[2] is games.over and t.S[5] is games.steps and t.S[6] is games.goals
     assert t.num_fluents == len(games.game.fluents) == games.single_observation_space.shape[0] - 2
     games.step(games.random_actions(seed=0))
     assert t.S[5].tolist() == [1, 1, 1]  # what a step moves, the tables show
