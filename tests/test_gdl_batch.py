@@ -212,3 +212,32 @@ def test_kernel_tables_are_the_batchs_own_arrays():
     assert t.S[5].tolist() == [1, 1, 1]  # what a step moves, the tables show
     obs = games.observe()
     assert np.array_equal(obs[:, t.obs_cols], games.states[:, t.obs_src])
+
+
+@pytest.mark.parametrize("name", ["connect_four", "rps"])
+def test_threads_change_nothing(name):
+    """Each game has its own work area, so the batch runs its games in parallel threads: one
+    thread or all give the same states, goals and results, step by step."""
+    import numba
+
+    from ggpzoo.gdl import batch
+
+    for f in (batch._reset_batch, batch._step_batch, batch._random_batch, batch._mask_batch, batch._check_batch):
+        assert f.targetoptions.get("parallel"), f  # numba runs their loops over the games in threads
+    runs = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            v = GDLVectorGames(game(name), 64, max_steps=30)
+            v.reset()
+            trace = []
+            for t in range(40):
+                r = v.step(v.random_actions(seed=t))
+                trace.append((v.states.copy(), v.goals.copy(), r.finished.copy(), r.final_goals.copy()))
+            runs.append((trace, v.pop_results()))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    (a, ra), (b, rb) = runs
+    assert ra == rb and len(ra) > 64
+    for x, y in zip(a, b, strict=True):
+        assert all(np.array_equal(p, q) for p, q in zip(x, y, strict=True))

@@ -1,4 +1,4 @@
-"""N games of one GDL sheet stepped together in numba, on the compiled network.
+"""N games of one GDL sheet stepped together in numba, in parallel threads, on the compiled network.
 
     from ggpzoo import gdl
     from ggpzoo.gdl.batch import GDLVectorGames
@@ -15,9 +15,12 @@ when the sheet says ``terminal`` or when some role has no legal move (or, with
 id per game (that of the one role with a choice) or, shape ``(N, R)``, one per role (needed
 where several roles choose at once; entries of roles without a choice are ignored).
 
-Every game keeps its own copy of the network's values (and, for a propagating network, its
-rule and atom counters and its list of true legal atoms), so that moving game ``i`` touches
-only its rows. Every input is checked in Python before numba sees it: a bad one raises
+Every game keeps its own work area of the network (its values and, for a propagating
+network, its rule and atom counters, its list of true legal atoms and its scratch:
+:meth:`~ggpzoo.gdl.propnet.Propnet.work`), so that moving game ``i`` touches only its rows,
+and the games run in parallel threads (numba's ``prange``, as in
+:class:`ggpzoo.engine.VectorGames`); the results do not depend on the number of threads.
+Every input is checked in Python before numba sees it: a bad one raises
 ``ValueError`` and changes nothing.
 """
 
@@ -27,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
+from numba import njit, prange
 
 from ggpzoo.engine.batch import _bool_array
 from ggpzoo.engine.rng import random_legal, stream
@@ -80,23 +83,33 @@ def restart(i, T, W, states, S, max_steps, ids):
 
 
 # ----------------------------------------------------------------------------- batches
+# Every game has its own work area ``W[i]``, state row and status rows: the games of a batch
+# run in parallel threads (numba's ``prange``), each writing only its own rows; ``codes[i]``
+# is game ``i``'s error code (OK if none), and ``ids[i]`` its joint-move scratch.
 @njit(cache=True)
-def _reset_batch(which, T, W, states, S, max_steps):
-    """Restart the games where ``which``; returns (the first failing game or -1, its code)."""
-    ids = np.zeros(S[1].shape[1], np.int64)
-    for i in range(which.shape[0]):
-        if which[i]:
-            code = restart(i, T, W, states, S, max_steps, ids)
-            if code != OK:
-                return i, code
+def _first_error(codes):
+    """(the first game whose code is an error, its code), or (-1, OK)."""
+    for i in range(codes.shape[0]):
+        if codes[i] != OK:
+            return i, codes[i]
     return -1, OK
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def _reset_batch(which, T, W, states, S, max_steps, ids, codes):
+    """Restart the games where ``which``; returns (the first failing game or -1, its code)."""
+    for i in prange(which.shape[0]):
+        codes[i] = OK
+        if which[i]:
+            codes[i] = restart(i, T, W, states, S, max_steps, ids[i])
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
 def _check_batch(actions, which, S, bad):
     """``bad[i]`` = the first role whose action in live game ``i`` (where ``which``) is not legal, else -1."""
     out, counts, over = S[0], S[1], S[2]
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         bad[i] = -1
         if over[i] or not which[i]:
             continue
@@ -115,43 +128,48 @@ def _check_batch(actions, which, S, bad):
 
 
 @njit(cache=True)
-def _step_batch(actions, which, auto_reset, T, W, states, S, max_steps, R):
-    """One joint move in each live game where ``which``, then its forced moves; ``R`` = (finished,
-    final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
+def _step_one(i, actions, auto_reset, T, W, states, S, max_steps, R, ids):
+    """Game ``i``'s joint move, its forced moves, and its restart if it ended; its code."""
     out, counts, over, truncated, mover, steps, goals = S
     finished, final_goals, final_trunc, lengths = R
     n_roles = counts.shape[1]
-    ids = np.zeros(n_roles, np.int64)
-    for i in range(actions.shape[0]):
-        finished[i] = False
-        if over[i] or not which[i]:
-            continue
+    for r in range(n_roles):
+        ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
+    if not kernel.play(T, W[i], states[i], ids):
+        return kernel.STACK_OVERFLOW
+    steps[i] += 1
+    code = advance(i, T, W, states, S, max_steps, ids)
+    if code != OK:
+        return code
+    if over[i]:
+        finished[i] = True
         for r in range(n_roles):
-            ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
-        if not kernel.play(T, W[i], states[i], ids):
-            return i, kernel.STACK_OVERFLOW
-        steps[i] += 1
-        code = advance(i, T, W, states, S, max_steps, ids)
-        if code != OK:
-            return i, code
-        if over[i]:
-            finished[i] = True
-            for r in range(n_roles):
-                final_goals[i, r] = goals[i, r]
-            final_trunc[i] = truncated[i]
-            lengths[i] = steps[i]
-            if auto_reset:
-                code = restart(i, T, W, states, S, max_steps, ids)
-                if code != OK:
-                    return i, code
-    return -1, OK
+            final_goals[i, r] = goals[i, r]
+        final_trunc[i] = truncated[i]
+        lengths[i] = steps[i]
+        if auto_reset:
+            return restart(i, T, W, states, S, max_steps, ids)
+    return OK
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def _step_batch(actions, which, auto_reset, T, W, states, S, max_steps, R, ids, codes):
+    """One joint move in each live game where ``which``, then its forced moves; ``R`` = (finished,
+    final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
+    over, finished = S[2], R[0]
+    for i in prange(actions.shape[0]):
+        finished[i] = False
+        codes[i] = OK
+        if not over[i] and which[i]:
+            codes[i] = _step_one(i, actions, auto_reset, T, W, states, S, max_steps, R, ids[i])
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
 def _random_batch(seed, S, actions):
     """A uniformly random legal move for every role of every live game (-1 where over)."""
     out, counts, over = S[0], S[1], S[2]
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if over[i]:
             for r in range(counts.shape[1]):
                 actions[i, r] = -1
@@ -164,12 +182,12 @@ def _random_batch(seed, S, actions):
                 s, actions[i, r] = random_legal(out[i, r], counts[i, r], s)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _mask_batch(S, masks):
     """``masks[i, r]``: 1 for each legal id of role ``r`` in live game ``i``."""
     out, counts, over = S[0], S[1], S[2]
-    masks[:] = 0
-    for i in range(masks.shape[0]):
+    for i in prange(masks.shape[0]):
+        masks[i] = 0
         if over[i]:
             continue
         for r in range(counts.shape[1]):
@@ -259,6 +277,8 @@ class GDLVectorGames:
         self._T = net.tables
         self.states = np.zeros((n, len(net.fluents)), np.uint8)
         self._W = np.zeros((n, int(self._T[kernel.W_SIZE])), np.int32)
+        self._ids = np.zeros((n, len(self.roles)), np.int64)  # each game's joint-move scratch
+        self._codes = np.zeros(n, np.int64)  # each game's error code in the last batch call
         self._out = np.zeros((n, R, K), np.int64)
         self._counts = np.zeros((n, R), np.int64)
         self.over = np.ones(n, np.bool_)
@@ -298,7 +318,7 @@ class GDLVectorGames:
             which = _bool_array(which, self.num_games)
             if not self._started and not which.all():
                 raise RuntimeError("the first reset() must start every game")
-        i, code = _reset_batch(which, self._T, self._W, self.states, self._S, self.max_steps)
+        i, code = _reset_batch(which, self._T, self._W, self.states, self._S, self.max_steps, self._ids, self._codes)
         if code != OK:
             self._fail(int(i), int(code))
         self._started = True
@@ -445,8 +465,9 @@ class GDLVectorGames:
                 f"is illegal for {self.roles[r]} now; legal: {legal}..."
             )
         i, code = _step_batch(
-            joint, which, self.auto_reset, self._T, self._W, self.states, self._S, self.max_steps, self._R
-        )
+            joint, which, self.auto_reset, self._T, self._W, self.states, self._S, self.max_steps, self._R,
+            self._ids, self._codes,
+        )  # fmt: skip
         if code != OK:
             self._fail(int(i), int(code))
         finished, final_goals, final_trunc, lengths = (x.copy() for x in self._R)
