@@ -364,10 +364,13 @@ class Propnet:
             }
         )
         if incremental:
+            live_index = np.full(na, -1, np.int32)  # the legal index of each atom the live list holds
+            if self.use_live:
+                live_index[self.legal_atom] = np.arange(nl, dtype=np.int32)
             work.update(
                 {
                     K.W_CUR: nf,
-                    K.W_LIVE: na + 2 + 2 * nl,
+                    K.W_LIVE: 2 + 2 * nl,
                     K.W_SAT: len(self.rule_head),
                     K.W_CNT: na,
                     K.W_DIFF: nf,
@@ -381,19 +384,14 @@ class Propnet:
                     K.RULE_HEAD: self.rule_head,
                     K.RULE_START: self.rule_start,
                     K.RULE_LITS: self.rule_lits,
+                    K.LIVE_INDEX: live_index,
                 }
             )
-        keep = sum(work.get(p, 0) for p in range(K.W_STACK))  # every part but the scratch
+        keep = sum(work.get(p, 0) for p in range(K.W_DIFF))  # every part but the scratch
         tables[K.SNAP] = np.zeros(keep, np.int32)
         T = K.pack(scalars, work, tables)
-        # the work area at the initial state: the live list's head (the legal index of each
-        # atom, -1 elsewhere) first, then the values and counters from scratch
+        # the work area at the initial state: the values and counters from scratch
         W = np.zeros(int(T[K.W_SIZE]), np.int32)
-        if incremental:
-            lo = int(T[K.WORK + 2 * K.W_LIVE])
-            W[lo : lo + na] = -1
-            if self.use_live:
-                W[lo + self.legal_atom] = np.arange(nl, dtype=np.int32)
         K.reset(T, W, self.init)
         s = int(T[K.TAB + 2 * K.SNAP])
         T[s : s + keep] = W[:keep]

@@ -93,7 +93,7 @@ N_ROLES = 4
 MAX_LEGAL = 5  # the largest role's action count (the width of ``out`` and of the does table)
 TERMINAL_ATOM = 6  # -1 if the sheet has no terminal rule
 W_SIZE = 7  # the length of a work area
-W_KEEP = 8  # restart copies the snapshot over W[:W_KEEP] (all but the scratch)
+W_KEEP = 8  # restart copies the snapshot over W[:W_KEEP] (the parts before "diff": the rest is scratch)
 # Parts of the work area: (offset, length) at header slot WORK + 2 * part (the values are a
 # byte per atom, four to an int32).
 WORK = 16
@@ -123,6 +123,7 @@ TABLES = (
         "rule_head",
         "rule_start",  # each rule's literals (for counting from scratch)
         "rule_lits",
+        "live_index",  # per atom: its index among the legal atoms if the live list holds it, else -1
         "init",  # the initial state
         "snap",  # the work area at the initial state (W[:W_KEEP])
     )
@@ -163,6 +164,7 @@ TABLES = (
     RULE_HEAD,
     RULE_START,
     RULE_LITS,
+    LIVE_INDEX,
     INIT,
     SNAP,
 ) = range(len(TABLES))
@@ -185,7 +187,7 @@ def pack(scalars: dict, work: dict, tables: dict) -> np.ndarray:
         T[WORK + 2 * p], T[WORK + 2 * p + 1] = at, n
         at += n
     T[W_SIZE] = at
-    T[W_KEEP] = T[WORK + 2 * W_STACK]  # the stack is last: scratch, not copied
+    T[W_KEEP] = T[WORK + 2 * W_DIFF]  # diff, out, counts, ids and the stack: scratch, not copied
     at = HEADER
     for k in range(len(TABLES)):
         T[TAB + 2 * k], T[TAB + 2 * k + 1] = at, sizes[k]
@@ -260,14 +262,14 @@ def _eval(vals, T, base):
 
 
 @njit(cache=True)
-def _flip(vals, a0, v0, stack, fan_start, fan_rule, live, rule_head, rule_missing, atom_cnt):
+def _flip(vals, a0, v0, stack, fan_start, fan_rule, live_index, live, rule_head, rule_missing, atom_cnt):
     """Set input atom ``a0`` to ``v0`` and propagate. Returns False if the stack overflowed.
 
     ``fan_rule[k]`` is ``rule * 2 + negated`` for each literal that reads atom ``a``;
     ``rule_missing[r]`` counts the unsatisfied literals of rule ``r`` (true at 0) and
-    ``atom_cnt[h]`` the true rules of atom ``h``. ``live`` is ``[legal index of each atom or
-    -1 | count | L | list (L) | position of each legal index in the list (L)]``: the list of
-    true legal atoms, kept up to date."""
+    ``atom_cnt[h]`` the true rules of atom ``h``. ``live`` is ``[count | L | list (L) |
+    position of each legal index in the list (L)]``: the list of true legal atoms (those
+    whose ``live_index`` is not -1), kept up to date."""
     if vals[a0] == v0:
         return True
     vals[a0] = v0
@@ -279,7 +281,6 @@ def _flip(vals, a0, v0, stack, fan_start, fan_rule, live, rule_head, rule_missin
     stack[0] = a0 * 2 + v0
     top = 1
     cap = stack.shape[0]
-    na = vals.shape[0]
     while top > 0:
         top -= 1
         x = stack[top] & MASK
@@ -299,22 +300,21 @@ def _flip(vals, a0, v0, stack, fan_start, fan_rule, live, rule_head, rule_missin
             nv = 1 if c > 0 else 0
             if nv != vals[h]:
                 vals[h] = nv
-                li = live[h]
+                li = live_index[h]
                 if li >= 0:  # a legal atom: add it to / remove it from the live list
-                    nl = live[na + 1]
-                    base = na + 2
+                    nl = live[1]
                     if nv:
-                        q = live[na]
-                        live[base + q] = li
-                        live[base + nl + li] = q
-                        live[na] = q + 1
+                        q = live[0]
+                        live[2 + q] = li
+                        live[2 + nl + li] = q
+                        live[0] = q + 1
                     else:
-                        q = live[base + nl + li]
-                        last = live[na] - 1
-                        moved = live[base + last]
-                        live[base + q] = moved
-                        live[base + nl + moved] = q
-                        live[na] = last
+                        q = live[2 + nl + li]
+                        last = live[0] - 1
+                        moved = live[2 + last]
+                        live[2 + q] = moved
+                        live[2 + nl + moved] = q
+                        live[0] = last
                 if top >= cap:
                     return False
                 stack[top] = h * 2 + nv
@@ -336,11 +336,14 @@ def sync(T, W, state):
     cur = _part(T, W, W_CUR)
     stack, fan_start, fan_rule = _part(T, W, W_STACK), table(T, FAN_START), table(T, FAN_RULE)
     live, rule_head, sat, cnt = _part(T, W, W_LIVE), table(T, RULE_HEAD), _part(T, W, W_SAT), _part(T, W, W_CNT)
+    live_index = table(T, LIVE_INDEX)
     ok = True
     for i in range(state.shape[0]):
         if state[i] != cur[i]:
             cur[i] = state[i]
-            if not _flip(vals, true_ids[i], state[i], stack, fan_start, fan_rule, live, rule_head, sat, cnt):
+            if not _flip(
+                vals, true_ids[i], state[i], stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt
+            ):
                 ok = False
     return ok
 
@@ -359,10 +362,8 @@ def _legal_a(vals, use_live, live, legal_atom, legal_role, legal_id, gs, lguard,
         counts[r] = 0
     bad = -1
     if use_live:
-        na = vals.shape[0]
-        base = na + 2
-        for k in range(live[na]):
-            li = live[base + k]
+        for k in range(live[0]):
+            li = live[2 + k]
             ok = True
             for g in range(lguard[2 * li], lguard[2 * li + 1]):
                 lit = guard_lits[g]
@@ -505,6 +506,7 @@ def play(T, W, state, ids):
         _part(T, W, W_STACK),
         table(T, FAN_START),
         table(T, FAN_RULE),
+        table(T, LIVE_INDEX),
         _part(T, W, W_LIVE),
         table(T, RULE_HEAD),
         _part(T, W, W_SAT),
@@ -514,14 +516,15 @@ def play(T, W, state, ids):
 
 @njit(cache=True)
 def _play_a(
-    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live, rule_head, sat, cnt
-):
+    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live_index, live,
+    rule_head, sat, cnt,
+):  # fmt: skip
     """:func:`play` of a propagating network on the arrays themselves."""
     ok = True
     for r in range(ids.shape[0]):
         a = does[r * width + ids[r]]
         if a >= 0:
-            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, live, rule_head, sat, cnt)
+            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
     # The fluents whose next value differs, read while the does atoms are on (one pass, no
     # next-state vector), flipped in fluent order once they are off.
     nd = 0
@@ -536,13 +539,13 @@ def _play_a(
     for r in range(ids.shape[0]):
         a = does[r * width + ids[r]]
         if a >= 0:
-            ok &= _flip(vals, a, 0, stack, fan_start, fan_rule, live, rule_head, sat, cnt)
+            ok &= _flip(vals, a, 0, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
     for j in range(nd):
         f = diff[j]
         v = 1 - state[f]
         state[f] = v
         cur[f] = v
-        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, live, rule_head, sat, cnt)
+        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
     return ok
 
 
@@ -615,20 +618,19 @@ def reset(T, W, state):
     live = _part(T, W, W_LIVE)
     if live.shape[0] == 0:
         return
-    na = vals.shape[0]
     legal_atom = table(T, LEGAL_ATOM)
     nl = legal_atom.shape[0]
-    live[na] = 0
-    live[na + 1] = nl
+    live[0] = 0
+    live[1] = nl
     if not T[USE_LIVE]:
         return
     n = 0
     for li in range(nl):
         if vals[legal_atom[li]]:
-            live[na + 2 + n] = li
-            live[na + 2 + nl + li] = n
+            live[2 + n] = li
+            live[2 + nl + li] = n
             n += 1
-    live[na] = n
+    live[0] = n
 
 
 @njit(cache=True)
@@ -675,7 +677,7 @@ def _playouts_inc(T, W, n_games, max_steps, state, out, counts, ids, g, goal_sum
     fan_start, fan_rule, rule_head = table(T, FAN_START), table(T, FAN_RULE), table(T, RULE_HEAD)
     legal_atom, legal_role, legal_id = table(T, LEGAL_ATOM), table(T, LEGAL_ROLE), table(T, LEGAL_ID)
     gs, lguard, guard_lits = table(T, GUARD_START), table(T, LGUARD), table(T, GUARD_LITS)
-    does, next_of, true_ids = table(T, DOES), table(T, NEXT_OF), table(T, TRUE_IDS)
+    does, next_of, true_ids, live_index = table(T, DOES), table(T, NEXT_OF), table(T, TRUE_IDS), table(T, LIVE_INDEX)
     use_live, width, t_atom = T[USE_LIVE], T[MAX_LEGAL], T[TERMINAL_ATOM]
     n_roles = counts.shape[0]
     steps = 0
@@ -694,8 +696,8 @@ def _playouts_inc(T, W, n_games, max_steps, state, out, counts, ids, g, goal_sum
             for r in range(n_roles):
                 ids[r] = out[r, 0] if counts[r] == 1 else out[r, np.random.randint(counts[r])]
             if not _play_a(
-                vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live,
-                rule_head, sat, cnt,
+                vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live_index,
+                live, rule_head, sat, cnt,
             ):  # fmt: skip
                 return steps, goal_sum, STACK_OVERFLOW
             steps += 1
