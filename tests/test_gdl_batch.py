@@ -110,7 +110,7 @@ def test_without_auto_reset_finished_games_wait():
 
 
 def _snapshot(v):
-    return [a.copy() for a in (*v._G, *v._S)]
+    return [a.copy() for a in (v.states, v._W, *v._S)]
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "cyclic"])
@@ -205,9 +205,39 @@ def test_kernel_tables_are_the_batchs_own_arrays():
     games = GDLVectorGames(gdl.load(gdl.game_path("tictactoe")), num_games=3)
     games.reset()
     t = games.kernel_tables()
-    assert t.G[0] is games.states and t.S[2] is games.over and t.S[5] is games.steps and t.S[6] is games.goals
+    assert t.states is games.states and t.W.shape[0] == 3
+    assert t.S[2] is games.over and t.S[5] is games.steps and t.S[6] is games.goals
     assert t.num_fluents == len(games.game.fluents) == games.single_observation_space.shape[0] - 2
     games.step(games.random_actions(seed=0))
     assert t.S[5].tolist() == [1, 1, 1]  # what a step moves, the tables show
     obs = games.observe()
     assert np.array_equal(obs[:, t.obs_cols], games.states[:, t.obs_src])
+
+
+@pytest.mark.parametrize("name", ["connect_four", "rps"])
+def test_threads_change_nothing(name):
+    """Each game has its own work area, so the batch runs its games in parallel threads: one
+    thread or all give the same states, goals and results, step by step."""
+    import numba
+
+    from ggpzoo.gdl import batch
+
+    for f in (batch._reset_batch, batch._step_batch, batch._random_batch, batch._mask_batch, batch._check_batch):
+        assert f.targetoptions.get("parallel"), f  # numba runs their loops over the games in threads
+    runs = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            v = GDLVectorGames(game(name), 64, max_steps=30)
+            v.reset()
+            trace = []
+            for t in range(40):
+                r = v.step(v.random_actions(seed=t))
+                trace.append((v.states.copy(), v.goals.copy(), r.finished.copy(), r.final_goals.copy()))
+            runs.append((trace, v.pop_results()))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    (a, ra), (b, rb) = runs
+    assert ra == rb and len(ra) > 64
+    for x, y in zip(a, b, strict=True):
+        assert all(np.array_equal(p, q) for p, q in zip(x, y, strict=True))

@@ -246,19 +246,25 @@ CYCLIC = """
 
 
 def test_compiled_cyclic_network_matches_exact():
+    from ggpzoo.envs.propnet import kernel
     from ggpzoo.gdl.propnet import random_playouts
 
     g = gdl.load(CYCLIC)
     net = g.propnet()
     assert not net.incremental  # the reach atoms form positive cycles: full evaluation
-    net.reset_values(net.init)  # a full evaluation (it once assumed a propagating network)
-    at_start = net.vals.copy()
+    W = net.work()
+    kernel.reset(net.tables, W, net.init)  # a full evaluation (it once assumed a propagating network)
+    at_start = W.copy()
     assert _lockstep(g, 20, seed=3) == 20 * 6
     steps, _, _ = random_playouts(net, 10)
     assert steps == 10 * 6
-    assert not np.array_equal(net.vals, at_start)
-    net.reset_values(net.init)
-    assert np.array_equal(net.vals, at_start) and net.last is None
+    state = net.init.copy()
+    assert kernel.playouts(net.tables, W, 3, 0, 1000)[2] == kernel.OK
+    assert not np.array_equal(W, at_start)
+    kernel.reset(net.tables, W, net.init)
+    assert np.array_equal(W, at_start)
+    kernel.restart(net.tables, W, state)
+    assert np.array_equal(state, net.init)
 
 
 @pytest.mark.parametrize("live", [False, True])
@@ -394,17 +400,23 @@ def test_incremental_playouts_play_the_games_of_full_evaluation(name):
 def test_incremental_playouts_leave_consistent_counters(live):
     """After many random games (each from the snapshot) the propagated values, counters and
     live list equal a recount from scratch at the state the network was left in."""
-    from ggpzoo.gdl.propnet import Propnet, _playouts_inc
+    from ggpzoo.envs.propnet import kernel
+    from ggpzoo.gdl.propnet import Propnet
 
     net = Propnet(gdl.load(gdl.game_path("breakthrough")), live=live)
-    assert _playouts_inc(20, 1, 10_000, *net.playout_args())[2]
-    got = [net.vals.copy(), net.rule_sat.copy(), net.atom_cnt.copy(), net.fan_neg.copy()]
-    net.reset_values(net.cur.copy())
-    assert np.array_equal(got[0], net.vals) and np.array_equal(got[1], net.rule_sat)
-    assert np.array_equal(got[2], net.atom_cnt)
+    T, W = net.tables, net.work()
+    assert kernel.playouts(T, W, 20, 1, 10_000)[2] == kernel.OK
+    part = {p: slice(T[kernel.WORK + 2 * i], T[kernel.WORK + 2 * i] + T[kernel.WORK + 2 * i + 1])
+            for i, p in enumerate(kernel.WORK_PARTS)}  # fmt: skip
+    got = W.copy()
+    fresh = W.copy()
+    kernel.reset(T, fresh, W[part["cur"]].astype(np.uint8))
+    for p in ("vals", "cur", "sat", "cnt"):
+        assert np.array_equal(got[part[p]], fresh[part[p]]), p
     na, nl = net.n_atoms, len(net.legal_atom)
+    live_got, live_new, vals = got[part["live"]], fresh[part["live"]], fresh[part["vals"]].view(np.uint8)[:na]
     if live:  # the same set of true legal atoms, maybe in another order
-        n = net.fan_neg[na]
-        assert got[3][na] == n
-        assert sorted(got[3][na + 2 : na + 2 + n]) == sorted(net.fan_neg[na + 2 : na + 2 + n])
-        assert sorted(net.fan_neg[na + 2 : na + 2 + n]) == [i for i in range(nl) if net.vals[net.legal_atom[i]]]
+        n = live_new[0]
+        assert live_got[0] == n
+        assert sorted(live_got[2 : 2 + n]) == sorted(live_new[2 : 2 + n])
+        assert sorted(live_new[2 : 2 + n]) == [i for i in range(nl) if vals[net.legal_atom[i]]]

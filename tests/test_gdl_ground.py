@@ -111,7 +111,7 @@ for name, src in json.loads(sys.stdin.read()).items():
         "rounds": gr.rounds,
         "stats": stats,
         "network": digest([net.atom_names, net.legal_atom.tolist(), net.legal_id.tolist(),
-                           net.next_atom.tolist(), net.goal_atom.tolist(), net.phase_a.order.tolist(),
+                           net.next_of.tolist(), net.goal_atom.tolist(), net.phase_a.order.tolist(),
                            net.phase_b.order.tolist(), net.phase_a.lits.tolist(), net.phase_b.lits.tolist()]),
     }
 print(json.dumps(out, sort_keys=True))

@@ -6,8 +6,8 @@ sequential halving at the root, the deterministic rule below it, completed Q, th
 and the policy target (``_select``, ``_finish``, ``_expand_node``, ``_backup``, the halving
 table). Only the state operations differ: a state is a ``uint8`` vector over the network's
 fluents, and each tree walks it on its own copy of the network's values, the rows of a
-`ggpzoo.gdl.batch.GDLVectorGames` (whose numba ``_status``, ``_play`` and
-``_advance`` move it).
+`ggpzoo.gdl.batch.GDLVectorGames` (moved by the table interpreter
+`ggpzoo.envs.propnet.kernel`, each tree on its own work area).
 
 * **Nodes.** A node is a state where one role has a choice; its edges are that role's legal
   action ids (ascending). The other role plays its one legal move (``noop``), and joint
@@ -50,7 +50,9 @@ from ggpzoo.agents.gumbel import (
     _select,
     _set_terminal,
 )
-from ggpzoo.gdl.batch import _ERRORS, CHOICE, FORCED, OK, OVER, STACK_OVERFLOW, GDLVectorGames, _advance, _play, _status
+from ggpzoo.envs.propnet import kernel
+from ggpzoo.envs.propnet.kernel import CHOICE, ERRORS, FORCED, OK, OVER, STACK_OVERFLOW
+from ggpzoo.gdl.batch import GDLVectorGames, advance
 from ggpzoo.gdl.syntax import GDLError
 
 __all__ = ["GDLGumbelSearch", "GDLGumbelAZAgent", "two_role_game"]
@@ -91,17 +93,17 @@ def _outcome0(goals):
 
 
 @njit(cache=True)
-def _start(roots, active, nodes, values, n_nodes, leaf, G, K, pa, leg, S, obs, cols, src, nf):
+def _start(roots, active, nodes, values, n_nodes, leaf, T, W, states, S, obs, cols, src, nf):
     """Make each active tree's root (a state where one role chooses); observe the roots.
     Returns (how many observed, OK or an error code, the failing tree)."""
-    states, out, counts = G[0], S[0], S[1]
+    out, counts = S[0], S[1]
     k = 0
     for g in range(roots.shape[0]):
         leaf[g, 0] = -1
         if not active[g]:
             continue
         states[g, :] = roots[g]
-        code = _status(g, G, K, pa, leg, out[g], counts[g])
+        code = kernel.status(T, W[g], states[g], out[g], counts[g])
         if code != CHOICE:
             if code < 0:
                 return k, code, g
@@ -121,12 +123,12 @@ def _start(roots, active, nodes, values, n_nodes, leaf, G, K, pa, leg, S, obs, c
 @njit(cache=True)
 def _descend(
     roots, active, nodes, values, n_nodes, e_action, e_logit, e_child, e_gumbel, table, considered_m,
-    c_visit, c_scale, leaf, G, K, pa, pb, leg, moves, S, obs, cols, src, nf, scratch, ids,
+    c_visit, c_scale, leaf, T, W, states, S, obs, cols, src, nf, scratch, ids,
 ):  # fmt: skip
     """One simulation's selection in every active tree (gumbel.py's ``_descend`` on GDL
     states), down to a new node (observed into ``obs`` when the network must evaluate it)
     or a terminal one. Returns (how many observed, OK or an error code, the failing tree)."""
-    states, out, over, mover = G[0], S[0], S[2], S[4]
+    out, over, mover = S[0], S[2], S[4]
     goals = S[6]
     k = 0
     for g in range(roots.shape[0]):
@@ -134,7 +136,7 @@ def _descend(
         if not active[g]:
             continue
         states[g, :] = roots[g]
-        code = _advance(g, G, K, pa, pb, leg, moves, S, 0, ids)  # the root is a choice: this only moves the network
+        code = advance(g, T, W, states, S, 0, ids)  # the root is a choice: this only moves the network
         if code != OK:
             return k, code, g
         node = 0
@@ -148,9 +150,9 @@ def _descend(
             for r in range(ids.shape[0]):
                 ids[r] = out[g, r, 0]  # the other role's one legal move
             ids[nodes[g, node, NROLE]] = e_action[e]
-            if not _play(g, ids, G, K, pb, moves):
+            if not kernel.play(T, W[g], states[g], ids):
                 return k, STACK_OVERFLOW, g
-            code = _advance(g, G, K, pa, pb, leg, moves, S, 0, ids)  # forced joint moves played through
+            code = advance(g, T, W, states, S, 0, ids)  # forced joint moves played through
             if code != OK:
                 return k, code, g
             if not over[g] and mover[g] < 0:
@@ -245,7 +247,7 @@ class GDLGumbelSearch(GumbelSearch):
 
     def _kernel_args(self) -> tuple:
         t = self.tables
-        return t.G, t.K, t.phase_a, t.phase_b, t.legal, t.moves, t.S
+        return t.T, t.W, t.states, t.S
 
     def _stop(self, code: int, g: int):
         self.walkers.reset()  # a failing walk may leave its row of the network half updated
@@ -258,7 +260,7 @@ class GDLGumbelSearch(GumbelSearch):
             raise ValueError(f"state {g} is over: there is nothing to search")
         if code == ROOT_FORCED:
             raise ValueError(f"state {g}: no role has a choice (every role has one legal move)")
-        raise GDLError(f"tree {g}: {_ERRORS[code]}")
+        raise GDLError(f"tree {g}: {ERRORS[code]}")
 
     def _expand_leaves(self, logits: np.ndarray, vals: np.ndarray) -> None:
         _expand_backup(
@@ -281,12 +283,12 @@ class GDLGumbelSearch(GumbelSearch):
         if n > self.games:
             raise ValueError(f"this search holds {self.games} games, got {n}")
         active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
-        G, K, pa, pb, leg, moves, S = self._kernel_args()
+        T, W, walk, S = self._kernel_args()
         leaf, cols, src, nf = self.leaf[:n], self.tables.obs_cols, self.tables.obs_src, self.tables.num_fluents
 
         def start():
             k, code, g = _start(
-                states, active, self.nodes, self.values, self.n_nodes, leaf, G, K, pa, leg, S, self.obs, cols, src, nf
+                states, active, self.nodes, self.values, self.n_nodes, leaf, T, W, walk, S, self.obs, cols, src, nf
             )
             if code != OK:
                 self._stop(code, g)
@@ -296,7 +298,7 @@ class GDLGumbelSearch(GumbelSearch):
             k, code, g = _descend(
                 states, active, self.nodes, self.values, self.n_nodes, self.e_action, self.e_logit, self.e_child,
                 self.e_gumbel, self.table, self.considered_m, self.c_visit, self.c_scale, leaf,
-                G, K, pa, pb, leg, moves, S, self.obs, cols, src, nf, self.scratch, self.ids,
+                T, W, walk, S, self.obs, cols, src, nf, self.scratch, self.ids,
             )  # fmt: skip
             if code != OK:
                 self._stop(code, g)

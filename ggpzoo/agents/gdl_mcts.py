@@ -75,25 +75,22 @@ from ggpzoo.agents.mcts import (
     _rand_below,
     _uct_child,
 )
-from ggpzoo.gdl.envs import MAX_FORCED  # joint moves in a row with no choice before giving up
-from ggpzoo.gdl.propnet import (
-    _does,
-    _eval,
-    _goals,
-    _goto,
-    _legal,
-    _legal_live,
-    _load_state,
-    _next,
-    _set_does,
-)
+from ggpzoo.envs.propnet import kernel
+from ggpzoo.envs.propnet.kernel import MAX_FORCED, MAX_LEGAL, N_ROLES
 from ggpzoo.gdl.syntax import GDLError, to_text
 
 __all__ = ["GDLMCTSAgent", "SimultaneousMoveError", "checked_state", "env_state", "state_from_fluents"]
 
-# What a state is to the search (``_status``), and why a search stopped (``_search``).
-CHOICE, TERMINAL_STATE, FORCED, SIMULTANEOUS = 0, 1, 2, 3
-OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED, BAD_ROOT, TOO_MANY_JOINT = 0, -1, -2, -3, -4, -5
+# What a state is to the search (`ggpzoo.envs.propnet.kernel.status()`), and why a search stopped
+# (``_search``): the kernel's codes, and two of the search's own.
+CHOICE, TERMINAL_STATE, FORCED, SIMULTANEOUS = kernel.CHOICE, kernel.OVER, kernel.FORCED, kernel.SIMULTANEOUS
+OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED = (
+    kernel.OK,
+    kernel.STACK_OVERFLOW,
+    kernel.UNMAPPED,
+    kernel.TOO_MANY_FORCED,
+)
+BAD_ROOT, TOO_MANY_JOINT = -4, -5
 
 # Decoupled UCT. ``ext[node]`` (int64, one row per node, beside the node table) holds
 # ``BLOCK``: the offset of the node's block in the edge tables if several roles choose
@@ -118,83 +115,38 @@ class SimultaneousMoveError(ValueError):
 
 
 # ----------------------------------------------------------------------------- the network
-# ``net`` below is the tuple of `_net_args()`: the Propnet's arrays, in the order the
-# propnet's own kernels take them.
+# The search walks its states on one work area ``W`` of the network's tables ``T``
+# (`ggpzoo.envs.propnet.kernel`).
 @njit(cache=True)
-def _status(state, net, out, counts):
-    """Bring the network to ``state``; return (what the state is, the choosing role or -1).
-
-    ``out[r, :counts[r]]`` are then role ``r``'s legal ids; negative codes are errors."""
-    incremental, vals, cur, true_ids, inc, pa = net[0], net[1], net[2], net[3], net[4], net[5]
-    leg, use_live = net[7], net[8]
-    if incremental:
-        if not _goto(vals, cur, state, true_ids, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5], inc[6], inc[7]):
-            return STACK_OVERFLOW, -1
-    else:
-        _load_state(vals, state, true_ids)
-        _eval(vals, pa[0], pa[1], pa[2], pa[3], pa[4], pa[5], pa[6], pa[7], pa[8])
-    terminal_atom = leg[0]
-    if terminal_atom >= 0 and vals[terminal_atom]:
-        return TERMINAL_STATE, -1
-    n_roles = counts.shape[0]
-    if use_live:
-        bad = _legal_live(vals, inc[3], leg[2], leg[3], leg[5], leg[6], n_roles, out, counts)
-    else:
-        bad = _legal(vals, leg[1], leg[2], leg[3], leg[4], leg[6], n_roles, out, counts)
-    if bad >= 0:
-        return UNMAPPED, -1
-    choosers = 0
-    mover = -1
-    for r in range(n_roles):
-        if counts[r] == 0:
-            return TERMINAL_STATE, -1
-        if counts[r] > 1:
-            choosers += 1
-            mover = r
-    if choosers == 0:
-        return FORCED, -1
-    if choosers > 1:
-        return SIMULTANEOUS, -1
-    return CHOICE, mover
-
-
-@njit(cache=True)
-def _play(state, ids, net):
-    """Replace ``state`` by the state after joint move ``ids`` (the network is at ``state``)."""
-    incremental, vals, inc, pb, moves = net[0], net[1], net[4], net[6], net[9]
-    does_atom, next_atom, next_fluent = moves[0], moves[1], moves[2]
-    if incremental:
-        i0, i1, i2, i3, i4, i5, i6, i7 = inc
-        ok = _does(vals, does_atom, ids, 1, i0, i1, i2, i3, i4, i5, i6, i7)
-        _next(vals, next_atom, next_fluent, state)
-        ok &= _does(vals, does_atom, ids, 0, i0, i1, i2, i3, i4, i5, i6, i7)
-        return ok
-    _set_does(vals, does_atom, ids, 1)
-    _eval(vals, pb[0], pb[1], pb[2], pb[3], pb[4], pb[5], pb[6], pb[7], pb[8])
-    _set_does(vals, does_atom, ids, 0)
-    _next(vals, next_atom, next_fluent, state)
-    return True
-
-
-@njit(cache=True)
-def _advance(state, net, out, counts, ids):
-    """Play joint moves without a choice until a role has one or the game is over."""
-    for _ in range(MAX_FORCED):
-        code, mover = _status(state, net, out, counts)
-        if code != FORCED:
-            return code, mover
+def _mover(code, counts):
+    """The one role with a choice where ``code`` is CHOICE, else -1."""
+    if code == CHOICE:
         for r in range(counts.shape[0]):
-            ids[r] = out[r, 0]
-        if not _play(state, ids, net):
-            return STACK_OVERFLOW, -1
-    return TOO_MANY_FORCED, -1
+            if counts[r] > 1:
+                return r
+    return -1
 
 
 @njit(cache=True)
-def _values(net, goals, kind, values):
-    """What the state the network is at is worth to each role (see the module docstring)."""
-    moves = net[9]
-    _goals(net[1], moves[3], moves[4], moves[5], goals)
+def _status(state, T, W, out, counts):
+    """Bring ``W`` to ``state``; return (what the state is, the choosing role or -1)."""
+    code = kernel.status(T, W, state, out, counts)
+    return code, _mover(code, counts)
+
+
+@njit(cache=True)
+def _advance(state, T, W, out, counts, ids):
+    """Play joint moves without a choice until a role has one or the game is over."""
+    code, _played = kernel.advance(T, W, state, out, counts, ids, MAX_FORCED)
+    if code == FORCED:
+        return TOO_MANY_FORCED, -1
+    return code, _mover(code, counts)
+
+
+@njit(cache=True)
+def _values(T, W, goals, kind, values):
+    """What the state ``W`` is at is worth to each role (see the module docstring)."""
+    kernel.goals(T, W, goals)
     n = goals.shape[0]
     for r in range(n):
         best_other = -1
@@ -334,17 +286,17 @@ def _duct_credit(eint, estat, o, joint, values):
 
 
 @njit(cache=True)
-def _init_tree(root, net, nodes, stats, ext, eint, estat, role, seed):
+def _init_tree(root, T, W, nodes, stats, ext, eint, estat, role, seed):
     """Fill the root node, and its block if several roles choose there.
 
     Returns ``(n, n_edges, eint, estat)``: ``n`` the legal count of the root's one chooser,
     or of role ``role`` where several choose; 0 if no role chooses (or too many joint moves)."""
-    n_roles = net[10]
-    out = np.zeros((n_roles, net[11]), np.int64)
+    n_roles = T[N_ROLES]
+    out = np.zeros((n_roles, T[MAX_LEGAL]), np.int64)
     counts = np.zeros(n_roles, np.int64)
-    sorted_legal = np.zeros(net[11], np.int64)
+    sorted_legal = np.zeros(T[MAX_LEGAL], np.int64)
     state = root.copy()
-    code, mover = _status(state, net, out, counts)
+    code, mover = _status(state, T, W, out, counts)
     s = np.uint64(seed) | np.uint64(1)
     ext[0, BLOCK] = -1
     ext[0, JOINT] = -1
@@ -362,7 +314,7 @@ def _init_tree(root, net, nodes, stats, ext, eint, estat, role, seed):
 
 
 @njit(cache=True)
-def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed, max_rollout, kind):
+def _search(root, T, W, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed, max_rollout, kind):
     """Run up to ``simulations`` simulations from state ``root`` (a choice for one role or more).
 
     A node where one role chooses is a UCT node of `ggpzoo.agents.mcts`; a node where
@@ -370,20 +322,20 @@ def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulat
     of that joint move, made when first played. Returns ``(n_nodes, simulations run,
     status, n_edges, eint, estat)``: status 0 or a negative error code; the edge tables are
     new arrays when they grew."""
-    n_roles = net[10]
+    n_roles = T[N_ROLES]
     capacity = min(nodes.shape[0], ext.shape[0])
-    out = np.zeros((n_roles, net[11]), np.int64)
+    out = np.zeros((n_roles, T[MAX_LEGAL]), np.int64)
     counts = np.zeros(n_roles, np.int64)
     ids = np.zeros(n_roles, np.int64)
     goals = np.zeros(n_roles, np.int64)
     values = np.zeros(n_roles, np.float64)
-    sorted_legal = np.zeros(net[11], np.int64)
+    sorted_legal = np.zeros(T[MAX_LEGAL], np.int64)
     state = root.copy()
     s = np.uint64(seed) | np.uint64(1)
     done = 0
     while done < simulations and n_nodes < capacity:
         state[:] = root
-        code, mover = _status(state, net, out, counts)
+        code, mover = _status(state, T, W, out, counts)
         if (code != CHOICE and code != SIMULTANEOUS) or (code == SIMULTANEOUS) != (ext[0, BLOCK] >= 0):
             # the caller checked the root: this would be a bug, not a crash
             return n_nodes, done, code if code < 0 else BAD_ROOT, n_edges, eint, estat
@@ -411,9 +363,9 @@ def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulat
                 pick = nodes[node, FIRST]
                 while pick != -1 and ext[pick, JOINT] != joint:
                     pick = nodes[pick, SIBLING]
-            if not _play(state, ids, net):
+            if not kernel.play(T, W, state, ids):
                 return n_nodes, done, STACK_OVERFLOW, n_edges, eint, estat
-            code, mover = _advance(state, net, out, counts, ids)
+            code, mover = _advance(state, T, W, out, counts, ids)
             if code < 0:
                 return n_nodes, done, code, n_edges, eint, estat
             if pick != -1:
@@ -443,13 +395,13 @@ def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulat
             for r in range(n_roles):
                 s, j = _rand_below(s, counts[r])
                 ids[r] = out[r, j]
-            if not _play(state, ids, net):
+            if not kernel.play(T, W, state, ids):
                 return n_nodes, done, STACK_OVERFLOW, n_edges, eint, estat
             steps += 1
-            code, _m = _status(state, net, out, counts)
+            code, _m = _status(state, T, W, out, counts)
             if code < 0:
                 return n_nodes, done, code, n_edges, eint, estat
-        _values(net, goals, kind, values)
+        _values(T, W, goals, kind, values)
         # backup: each node gets the value of the role that moved into it (none for the
         # child of a simultaneous node), and a simultaneous node's edges of the joint move
         # played there get each role's own value
@@ -467,30 +419,6 @@ def _search(root, net, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulat
 
 
 # ----------------------------------------------------------------------------- the agent
-def _net_args(net) -> tuple:
-    """The Propnet's arrays as the tuple the kernels above take."""
-    if net.incremental:
-        cur, inc = net.cur, net.inc_arrays()
-    else:  # no change propagation: full evaluation of each phase; the incremental slots are unused
-        one = np.zeros(1, np.int32)
-        cur, inc = np.zeros(len(net.fluents), np.uint8), (one,) * 8  # the shapes of inc_arrays()
-    layout = net.batch_arrays()  # the network's read-only arrays, grouped as the kernels take them
-    return (
-        bool(net.incremental),
-        net.vals,
-        cur,
-        net.true_ids,
-        inc,
-        layout["phase_a"],
-        layout["phase_b"],
-        layout["legal"],
-        bool(net.use_live),
-        layout["moves"],
-        np.int64(len(net.roles)),
-        np.int64(net.max_legal),
-    )
-
-
 def state_from_fluents(game, fluents) -> np.ndarray:
     """The compiled state (``uint8`` over the network's fluents) where exactly ``fluents`` hold.
 
@@ -599,6 +527,7 @@ class GDLMCTSAgent(UCTBudget, Agent):
         self.net = self.game.propnet()
         self.roles = list(self.game.roles)
         self._machine = CompiledMachine(self.game)  # for the checks at the root
+        self._T, self._W = self.net.tables, self.net.work()  # the work area the search walks on
         # decoupled UCT's tables (see BLOCK), kept between moves as the node table is
         self._ext = np.full((0, 2), -1, np.int64)
         self._eint = np.zeros(1024, np.int64)
@@ -653,22 +582,23 @@ class GDLMCTSAgent(UCTBudget, Agent):
         if simultaneous and math.prod(len(m) for m in legal) > MAX_JOINT:
             raise GDLError(f"more than {MAX_JOINT} joint moves here: too many to number")
         who = self.roles.index(role) if role is not None else -1
-        args = _net_args(net)
-        if net.incremental:  # the live legal list's order depends on the network's history: start from one
-            net.reset_values(root)
+        if self._T is not net.tables:  # set_live() built new tables
+            self._T, self._W = net.tables, net.work()
+        T, W = self._T, self._W
+        kernel.reset(T, W, root)  # the live legal list's order depends on the work area's history: start from none
         c, cap, kind = self.c, self.max_rollout, self._value
 
         def init(nodes, stats):
             ext = self._ext_rows(nodes.shape[0], 0)
             n, self._n_edges, self._eint, self._estat = _init_tree(
-                root, args, nodes, stats, ext, self._eint, self._estat, who, self._seed()
+                root, T, W, nodes, stats, ext, self._eint, self._estat, who, self._seed()
             )
             return n
 
         def search(nodes, stats, n_nodes, simulations):
             ext = self._ext_rows(nodes.shape[0], n_nodes)
             n_nodes, ran, code, self._n_edges, self._eint, self._estat = _search(
-                root, args, nodes, stats, ext, self._eint, self._estat, self._n_edges,
+                root, T, W, nodes, stats, ext, self._eint, self._estat, self._n_edges,
                 n_nodes, simulations, c, self._seed(), cap, kind,
             )  # fmt: skip
             if code != OK:
@@ -687,8 +617,6 @@ class GDLMCTSAgent(UCTBudget, Agent):
         try:
             return self._run(init, search, answer if simultaneous else None)
         except _Stopped as e:
-            if net.incremental:  # its counters may be half updated
-                net.reset_values(net.init)
             raise GDLError(
                 {
                     STACK_OVERFLOW: "propagation stack overflow in the network",
@@ -698,8 +626,6 @@ class GDLMCTSAgent(UCTBudget, Agent):
                     TOO_MANY_JOINT: f"more than {MAX_JOINT} joint moves at one state: too many to number",
                 }[e.code]
             ) from None
-        finally:
-            net.last = None  # the network was moved: the machines' cache of its state is stale
 
 
 class _Stopped(Exception):

@@ -14,18 +14,47 @@ changes to this file: hence the explicit list). An unknown id raises ``ValueErro
 A new kernel family joins ``KERNELS`` and gets one branch in each function below;
 ``tests/test_engine.py`` checks every dispatcher against the direct kernel call for every
 registered game.
+
+**One protocol for every game.** The fourth family, [`PROPNET`][ggpzoo.engine.dispatch.PROPNET], is the table
+interpreter of [`ggpzoo.envs.propnet.kernel`][ggpzoo.envs.propnet.kernel]: it plays every compiled GDL sheet, whose
+network it takes as the read-only tables ``T`` and one game's work area ``W`` (plain int32
+arrays, `ggpzoo.gdl.propnet.Propnet.work()`), so that every sheet runs the same cached
+machine code. The functions of the game protocol take ``(game, board, aux, T, W)`` for any
+family (``T`` and ``W`` empty for the hand-written kernels, [`NO_TABLES`][ggpzoo.engine.dispatch.NO_TABLES]):
+
+* ``start(game, board, aux, T, W, variant)``: the start position;
+* ``status(game, board, aux, T, W, legal, goals)``: writes every role's goal into ``goals``
+  and returns the number of legal actions of the role to choose (``aux[ROLE]``; into
+  ``legal``, ascending), `OVER`, or `SIMULTANEOUS` where several roles choose at
+  once (a GDL sheet's simultaneous moves);
+* ``step(game, board, aux, T, W, action)``: that role plays ``action``;
+* ``role_legal(game, board, aux, T, W, role, out)`` and ``step_joint(game, board, aux, T,
+  W, ids)``: one role's legal actions, and a joint move (one action per role), for
+  simultaneous states.
+
+A GDL ``board`` is the state's fluent vector (int8, 0 or 1) and its ``aux`` has
+`ggpzoo.envs.propnet.kernel.AUX_SIZE` slots; joint moves where no role has a choice are
+played by ``start`` and the steps themselves. ``start``, ``step`` and ``step_joint`` return 0,
+or for a sheet's error ([`ggpzoo.envs.propnet.kernel.ERRORS`][ggpzoo.envs.propnet.kernel.ERRORS]) that code minus 10, as
+``status`` does.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ggpzoo.envs.amazons import kernel as amazons
 from ggpzoo.envs.mad_bishops import kernel as mad_bishops
+from ggpzoo.envs.propnet import kernel as propnet
 from ggpzoo.envs.skirmish import kernel as skirmish
 
 __all__ = [
     "KERNELS",
+    "PROPNET",
+    "NO_TABLES",
+    "OVER",
+    "SIMULTANEOUS",
     "MAX_LEGAL",
     "kernel_id",
     "init",
@@ -40,11 +69,22 @@ __all__ = [
     "feature_planes",
     "net_input",
     "stage_board",
+    "start",
+    "status",
+    "step",
+    "role_legal",
+    "step_joint",
 ]
 
-# The kernel families, by id: the branches below follow this order.
+# The hand-written kernel families, by id: the branches below follow this order.
 KERNELS = (amazons, mad_bishops, skirmish)
 MAX_LEGAL = max(k.MAX_LEGAL for k in KERNELS)
+# The table interpreter of compiled GDL sheets: the game protocol's fourth branch.
+PROPNET = len(KERNELS)
+# ``T`` and ``W`` of a hand-written kernel.
+NO_TABLES = np.zeros(0, np.int32)
+# What ``status`` returns besides a legal count.
+OVER, SIMULTANEOUS = -1, -2
 
 
 def kernel_id(kernel) -> int:
@@ -52,6 +92,8 @@ def kernel_id(kernel) -> int:
     for i, k in enumerate(KERNELS):
         if k is kernel:
             return i
+    if kernel is propnet:
+        return PROPNET
     raise ValueError(f"kernel {getattr(kernel, '__name__', kernel)!r} has no branch in ggpzoo.engine.dispatch")
 
 
@@ -189,3 +231,81 @@ def stage_board(game, board, chosen, stage, out):
         amazons.stage_board(board, chosen, stage, out)
     else:
         out[:] = board
+
+
+# ----------------------------------------------------------------------------- the game protocol
+@njit(cache=True)
+def start(game, board, aux, T, W, variant):
+    """The start position into ``board``, ``aux`` (and ``W``); 0, or a sheet's error code."""
+    if game == 0:
+        amazons.init(board, aux, variant)
+    elif game == 1:
+        mad_bishops.init(board, aux, variant)
+    elif game == 2:
+        skirmish.init(board, aux, variant)
+    elif game == PROPNET:
+        return propnet.init(T, W, board, aux)
+    else:
+        raise ValueError("unknown kernel id")
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _two(g, goals):
+    goals[0], goals[1] = g[0], g[1]
+
+
+@njit(cache=True)
+def status(game, board, aux, T, W, legal, goals):
+    """Every role's goal into ``goals``; returns the legal count of the role to choose (its
+    actions into ``legal``, ascending), OVER, SIMULTANEOUS, or a sheet's error code."""
+    if game == 0:
+        _two(amazons.goals(board, aux), goals)
+        return OVER if amazons.is_terminal(board, aux) else amazons.legal_actions(board, aux, legal)
+    if game == 1:
+        _two(mad_bishops.goals(board, aux), goals)
+        return OVER if mad_bishops.is_terminal(board, aux) else mad_bishops.legal_actions(board, aux, legal)
+    if game == 2:
+        _two(skirmish.goals(board, aux), goals)
+        return OVER if skirmish.is_terminal(board, aux) else skirmish.legal_actions(board, aux, legal)
+    if game == PROPNET:
+        return propnet.turn_status(T, W, board, aux, legal, goals)
+    raise ValueError("unknown kernel id")
+
+
+@njit(cache=True)
+def step(game, board, aux, T, W, action):
+    """The role to choose plays ``action`` (legal: ``status`` listed it); 0 or an error code."""
+    if game == 0:
+        amazons.apply(board, aux, action)
+    elif game == 1:
+        mad_bishops.apply(board, aux, action)
+    elif game == 2:
+        skirmish.apply(board, aux, action)
+    elif game == PROPNET:
+        return propnet.apply(T, W, board, aux, action)
+    else:
+        raise ValueError("unknown kernel id")
+    return 0
+
+
+@njit(cache=True)
+def role_legal(game, board, aux, T, W, role, out):
+    """Role ``role``'s legal actions into ``out`` (ascending); returns how many (0 for a role
+    that does not choose in a hand-written game, or when the game is over). After ``status``."""
+    if game == PROPNET:
+        return propnet.role_legal(T, W, board, aux, role, out)
+    if game < 0 or game > PROPNET:
+        raise ValueError("unknown kernel id")
+    if role != aux[0] or is_terminal(game, board, aux):
+        return 0
+    return legal_actions(game, board, aux, out)
+
+
+@njit(cache=True)
+def step_joint(game, board, aux, T, W, ids):
+    """Play joint move ``ids`` (one legal action per role; in a hand-written game only the
+    role to choose's counts); 0 or an error code. After ``status``."""
+    if game == PROPNET:
+        return propnet.apply_joint(T, W, board, aux, ids)
+    return step(game, board, aux, T, W, ids[aux[0]])

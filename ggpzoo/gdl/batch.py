@@ -1,4 +1,4 @@
-"""N games of one GDL sheet stepped together in numba, on the compiled network.
+"""N games of one GDL sheet stepped together in numba, in parallel threads, on the compiled network.
 
     from ggpzoo import gdl
     from ggpzoo.gdl.batch import GDLVectorGames
@@ -15,9 +15,12 @@ when the sheet says ``terminal`` or when some role has no legal move (or, with
 id per game (that of the one role with a choice) or, shape ``(N, R)``, one per role (needed
 where several roles choose at once; entries of roles without a choice are ignored).
 
-Every game keeps its own copy of the network's values (and, for a propagating network, its
-rule and atom counters and its list of true legal atoms), so that moving game ``i`` touches
-only its rows. Every input is checked in Python before numba sees it: a bad one raises
+Every game keeps its own work area of the network (its values and, for a propagating
+network, its rule and atom counters, its list of true legal atoms and its scratch:
+`work()`), so that moving game ``i`` touches only its rows,
+and the games run in parallel threads (numba's ``prange``, as in
+[`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames]); the results do not depend on the number of threads.
+Every input is checked in Python before numba sees it: a bad one raises
 ``ValueError`` and changes nothing.
 """
 
@@ -27,159 +30,87 @@ from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
+from numba import njit, prange
 
 from ggpzoo.engine.batch import _bool_array
 from ggpzoo.engine.rng import random_legal, stream
-from ggpzoo.gdl.envs import MAX_FORCED
-from ggpzoo.gdl.propnet import _copy, _does, _eval, _goals, _goto, _legal, _legal_live, _load_state, _next, _set_does
+from ggpzoo.envs.propnet import kernel
+from ggpzoo.envs.propnet.kernel import CHOICE, ERRORS, MAX_FORCED, OK, OVER
 from ggpzoo.gdl.syntax import GDLError, to_text
 
 __all__ = ["GDLVectorGames", "GDLStepResult", "KernelTables"]
 
-# what a state is (``_status``) and what went wrong (negative codes)
-CHOICE, OVER, FORCED, SIMULTANEOUS = 0, 1, 2, 3
-OK, STACK_OVERFLOW, UNMAPPED, TOO_MANY_FORCED = 0, -1, -2, -3
-_ERRORS = {
-    STACK_OVERFLOW: "propagation stack overflow in the network",
-    UNMAPPED: "a legal move outside the action space (the sheet's input relation)",
-    TOO_MANY_FORCED: f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end",
-}
-
 
 # ----------------------------------------------------------------------------- one game
-# ``G`` is the tuple of per-game arrays (states, vals, cur, live, sat, cnt), one row per game
-# (for a fully evaluated network the last four are 1-row placeholders); ``K`` the network's
-# constants (incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need).
-@njit(cache=True, inline="always")
-def _status(i, G, K, pa, leg, out, counts):
-    """Bring game ``i``'s network to its state; return what the state is (or an error code).
-
-    ``out[r, :counts[r]]`` are then role ``r``'s legal ids."""
-    states, vals, cur, live, sat, cnt = G
-    incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need = K
-    v = vals[i]
-    if incremental:
-        if not _goto(
-            v, cur[i], states[i], true_ids, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i]
-        ):
-            return STACK_OVERFLOW
-    else:
-        _load_state(v, states[i], true_ids)
-        _eval(v, pa[0], pa[1], pa[2], pa[3], pa[4], pa[5], pa[6], pa[7], pa[8])
-    terminal_atom = leg[0]
-    if terminal_atom >= 0 and v[terminal_atom]:
-        return OVER
-    n_roles = counts.shape[0]
-    if use_live:
-        bad = _legal_live(v, live[i], leg[2], leg[3], leg[5], leg[6], n_roles, out, counts)
-    else:
-        bad = _legal(v, leg[1], leg[2], leg[3], leg[4], leg[6], n_roles, out, counts)
-    if bad >= 0:
-        return UNMAPPED
-    choosers = 0
-    for r in range(n_roles):
-        if counts[r] == 0:
-            return OVER
-        if counts[r] > 1:
-            choosers += 1
-    if choosers == 0:
-        return FORCED
-    return CHOICE if choosers == 1 else SIMULTANEOUS
-
-
-@njit(cache=True, inline="always")
-def _play(i, ids, G, K, pb, moves):
-    """Replace game ``i``'s state by the one after joint move ``ids`` (its network is at its state)."""
-    states, vals, cur, live, sat, cnt = G
-    incremental, use_live, true_ids, stack, fan_start, fan_rule, rule_head, rule_need = K
-    does_atom, next_atom, next_fluent = moves[0], moves[1], moves[2]
-    v = vals[i]
-    if incremental:
-        ok = _does(v, does_atom, ids, 1, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i])
-        _next(v, next_atom, next_fluent, states[i])
-        ok &= _does(v, does_atom, ids, 0, stack, fan_start, fan_rule, live[i], rule_head, rule_need, sat[i], cnt[i])
-        return ok
-    _set_does(v, does_atom, ids, 1)
-    _eval(v, pb[0], pb[1], pb[2], pb[3], pb[4], pb[5], pb[6], pb[7], pb[8])
-    _set_does(v, does_atom, ids, 0)
-    _next(v, next_atom, next_fluent, states[i])
-    return True
-
-
-@njit(cache=True, inline="always")
-def _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids):
-    """Play game ``i``'s forced joint moves up to a choice or the end; fill its status.
-
-    ``S`` = (out, counts, over, truncated, mover, steps, goals). Returns OK or an error code."""
+# ``S`` is the tuple of per-game status arrays (legal ids, their counts, over, truncated,
+# mover, steps, goals), one row per game; game ``i`` is ``states[i]`` on work area ``W[i]``.
+@njit(cache=True)
+def advance(i, T, W, states, S, max_steps, ids):
+    """Play game ``i``'s forced joint moves up to a choice, the end or ``max_steps`` (0: no
+    limit); fill its row of ``S``. Returns OK or an error code
+    ([`ggpzoo.envs.propnet.kernel.ERRORS`][ggpzoo.envs.propnet.kernel.ERRORS])."""
     out, counts, over, truncated, mover, steps, goals = S
-    for _ in range(MAX_FORCED):
-        code = _status(i, G, K, pa, leg, out[i], counts[i])
-        if code < 0:
-            return code
-        _goals(G[1][i], moves[3], moves[4], moves[5], goals[i])
-        if code == OVER:
-            over[i] = True
-            mover[i] = -1
-            return OK
-        if max_steps > 0 and steps[i] >= max_steps:
-            over[i] = True
-            truncated[i] = True
-            mover[i] = -1
-            return OK
-        if code == CHOICE or code == SIMULTANEOUS:
-            over[i] = False
-            mover[i] = -2
-            if code == CHOICE:
-                for r in range(counts.shape[1]):
-                    if counts[i, r] > 1:
-                        mover[i] = r
-            return OK
+    limit = max_steps - steps[i] if max_steps > 0 else MAX_FORCED
+    code, played = kernel.advance(T, W[i], states[i], out[i], counts[i], ids, limit)
+    steps[i] += played
+    if code < 0:
+        return code
+    kernel.goals(T, W[i], goals[i])
+    if code == OVER:
+        over[i] = True
+        mover[i] = -1
+        return OK
+    if max_steps > 0 and steps[i] >= max_steps:
+        over[i] = True
+        truncated[i] = True
+        mover[i] = -1
+        return OK
+    over[i] = False
+    mover[i] = -2
+    if code == CHOICE:
         for r in range(counts.shape[1]):
-            ids[r] = out[i, r, 0]
-        if not _play(i, ids, G, K, pb, moves):
-            return STACK_OVERFLOW
-        steps[i] += 1
-    return TOO_MANY_FORCED
+            if counts[i, r] > 1:
+                mover[i] = r
+    return OK
 
 
-@njit(cache=True, inline="always")
-def _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids):
+@njit(cache=True)
+def restart(i, T, W, states, S, max_steps, ids):
     """Game ``i`` at the initial state, its forced moves played."""
-    states, vals, cur, live, sat, cnt = G
-    _copy(states[i], init)
-    if K[0]:  # the network's snapshot at the initial state, instead of flipping back
-        _copy(vals[i], snap[0])
-        _copy(sat[i], snap[1])
-        _copy(cnt[i], snap[2])
-        row = live[i]
-        base = vals.shape[1]
-        for k in range(snap[3].shape[0]):
-            row[base + k] = snap[3][k]
-        _copy(cur[i], init)
+    kernel.restart(T, W[i], states[i])
     S[3][i] = False
     S[5][i] = 0
-    return _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids)
+    return advance(i, T, W, states, S, max_steps, ids)
 
 
 # ----------------------------------------------------------------------------- batches
+# Every game has its own work area ``W[i]``, state row and status rows: the games of a batch
+# run in parallel threads (numba's ``prange``), each writing only its own rows; ``codes[i]``
+# is game ``i``'s error code (OK if none), and ``ids[i]`` its joint-move scratch.
 @njit(cache=True)
-def _reset_batch(which, G, K, init, snap, pa, pb, leg, moves, S, max_steps):
-    """Restart the games where ``which``; returns (the first failing game or -1, its code)."""
-    ids = np.zeros(S[1].shape[1], np.int64)
-    for i in range(which.shape[0]):
-        if which[i]:
-            code = _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids)
-            if code != OK:
-                return i, code
+def _first_error(codes):
+    """(the first game whose code is an error, its code), or (-1, OK)."""
+    for i in range(codes.shape[0]):
+        if codes[i] != OK:
+            return i, codes[i]
     return -1, OK
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def _reset_batch(which, T, W, states, S, max_steps, ids, codes):
+    """Restart the games where ``which``; returns (the first failing game or -1, its code)."""
+    for i in prange(which.shape[0]):
+        codes[i] = OK
+        if which[i]:
+            codes[i] = restart(i, T, W, states, S, max_steps, ids[i])
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
 def _check_batch(actions, which, S, bad):
     """``bad[i]`` = the first role whose action in live game ``i`` (where ``which``) is not legal, else -1."""
     out, counts, over = S[0], S[1], S[2]
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         bad[i] = -1
         if over[i] or not which[i]:
             continue
@@ -198,43 +129,48 @@ def _check_batch(actions, which, S, bad):
 
 
 @njit(cache=True)
-def _step_batch(actions, which, auto_reset, G, K, init, snap, pa, pb, leg, moves, S, max_steps, R):
-    """One joint move in each live game where ``which``, then its forced moves; ``R`` = (finished,
-    final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
+def _step_one(i, actions, auto_reset, T, W, states, S, max_steps, R, ids):
+    """Game ``i``'s joint move, its forced moves, and its restart if it ended; its code."""
     out, counts, over, truncated, mover, steps, goals = S
     finished, final_goals, final_trunc, lengths = R
     n_roles = counts.shape[1]
-    ids = np.zeros(n_roles, np.int64)
-    for i in range(actions.shape[0]):
-        finished[i] = False
-        if over[i] or not which[i]:
-            continue
+    for r in range(n_roles):
+        ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
+    if not kernel.play(T, W[i], states[i], ids):
+        return kernel.STACK_OVERFLOW
+    steps[i] += 1
+    code = advance(i, T, W, states, S, max_steps, ids)
+    if code != OK:
+        return code
+    if over[i]:
+        finished[i] = True
         for r in range(n_roles):
-            ids[r] = out[i, r, 0] if counts[i, r] == 1 else actions[i, r]
-        if not _play(i, ids, G, K, pb, moves):
-            return i, STACK_OVERFLOW
-        steps[i] += 1
-        code = _advance(i, G, K, pa, pb, leg, moves, S, max_steps, ids)
-        if code != OK:
-            return i, code
-        if over[i]:
-            finished[i] = True
-            for r in range(n_roles):
-                final_goals[i, r] = goals[i, r]
-            final_trunc[i] = truncated[i]
-            lengths[i] = steps[i]
-            if auto_reset:
-                code = _restart(i, G, K, init, snap, pa, pb, leg, moves, S, max_steps, ids)
-                if code != OK:
-                    return i, code
-    return -1, OK
+            final_goals[i, r] = goals[i, r]
+        final_trunc[i] = truncated[i]
+        lengths[i] = steps[i]
+        if auto_reset:
+            return restart(i, T, W, states, S, max_steps, ids)
+    return OK
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
+def _step_batch(actions, which, auto_reset, T, W, states, S, max_steps, R, ids, codes):
+    """One joint move in each live game where ``which``, then its forced moves; ``R`` = (finished,
+    final goals, final truncated, lengths). Returns (the first failing game or -1, its code)."""
+    over, finished = S[2], R[0]
+    for i in prange(actions.shape[0]):
+        finished[i] = False
+        codes[i] = OK
+        if not over[i] and which[i]:
+            codes[i] = _step_one(i, actions, auto_reset, T, W, states, S, max_steps, R, ids[i])
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
 def _random_batch(seed, S, actions):
     """A uniformly random legal move for every role of every live game (-1 where over)."""
     out, counts, over = S[0], S[1], S[2]
-    for i in range(actions.shape[0]):
+    for i in prange(actions.shape[0]):
         if over[i]:
             for r in range(counts.shape[1]):
                 actions[i, r] = -1
@@ -247,12 +183,12 @@ def _random_batch(seed, S, actions):
                 s, actions[i, r] = random_legal(out[i, r], counts[i, r], s)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _mask_batch(S, masks):
     """``masks[i, r]``: 1 for each legal id of role ``r`` in live game ``i``."""
     out, counts, over = S[0], S[1], S[2]
-    masks[:] = 0
-    for i in range(masks.shape[0]):
+    for i in prange(masks.shape[0]):
+        masks[i] = 0
         if over[i]:
             continue
         for r in range(counts.shape[1]):
@@ -284,12 +220,9 @@ class KernelTables(NamedTuple):
     moving a game through
     them moves the batch."""
 
-    G: tuple  # per game: states, network values, and a propagating network's counters
-    K: tuple  # shared: the network's kind flags, atom ids, propagation stack and fan-outs
-    phase_a: tuple  # the network's evaluation before the moves (legal, terminal, goals)
-    phase_b: tuple  # and after them (next)
-    legal: tuple  # the legal atoms per role and their action ids
-    moves: tuple  # the does atoms per role and action id
+    T: np.ndarray  # the network's tables ([`ggpzoo.envs.propnet.kernel`][ggpzoo.envs.propnet.kernel]), read-only
+    W: np.ndarray  # int32 (N, work): each game's work area
+    states: np.ndarray  # uint8 (N, fluents): each game's state
     S: tuple  # per game: legal ids, their counts, over, truncated, mover, steps, goals
     obs_cols: np.ndarray  # observation columns that are fluents of the network
     obs_src: np.ndarray  # and the network's fluent index of each
@@ -343,33 +276,11 @@ class GDLVectorGames:
         self._obs_src = obs_index[self._obs_cols]
         self._nf = nf
 
-        b = net.batch_arrays()
-        na, nfl = b["n_atoms"], len(net.fluents)
-        self._init = b["init"]
-        self._pa, self._pb, self._leg, self._moves = b["phase_a"], b["phase_b"], b["legal"], b["moves"]
-        self.states = np.zeros((n, nfl), np.uint8)
-        vals = np.zeros((n, na), np.uint8)
-        if b["incremental"]:
-            snap_vals, snap_sat, snap_cnt, snap_live = b["snap"]
-            cur = np.zeros((n, nfl), np.uint8)
-            live = np.empty((n, na + snap_live.shape[0]), np.int32)
-            live[:, :na] = b["live_index"]
-            sat = np.zeros((n, snap_sat.shape[0]), np.int32)
-            cnt = np.zeros((n, na), np.int32)
-            stack = np.zeros(4 * na + 64, np.int32)  # scratch, shared: one game propagates at a time
-            fan = b["fan"]
-            self._snap = (snap_vals, snap_sat, snap_cnt, snap_live)
-        else:  # full evaluation at every state: only the values are per game
-            cur = np.zeros((1, 1), np.uint8)
-            live = np.zeros((1, 1), np.int32)
-            sat = np.zeros((1, 1), np.int32)
-            cnt = np.zeros((1, 1), np.int32)
-            stack = np.zeros(1, np.int32)
-            one = np.zeros(1, np.int32)
-            fan = (np.zeros(2, np.int32), one, one, one)
-            self._snap = (np.zeros(1, np.uint8), one, one, one)
-        self._G = (self.states, vals, cur, live, sat, cnt)
-        self._K = (b["incremental"], b["use_live"], b["true_ids"], stack, *fan)
+        self._T = net.tables
+        self.states = np.zeros((n, len(net.fluents)), np.uint8)
+        self._W = np.zeros((n, int(self._T[kernel.W_SIZE])), np.int32)
+        self._ids = np.zeros((n, len(self.roles)), np.int64)  # each game's joint-move scratch
+        self._codes = np.zeros(n, np.int64)  # each game's error code in the last batch call
         self._out = np.zeros((n, R, K), np.int64)
         self._counts = np.zeros((n, R), np.int64)
         self.over = np.ones(n, np.bool_)
@@ -384,10 +295,7 @@ class GDLVectorGames:
 
     def kernel_tables(self) -> KernelTables:
         """The arrays the batch's kernels take (see [`KernelTables`][ggpzoo.gdl.batch.KernelTables])."""
-        return KernelTables(
-            self._G, self._K, self._pa, self._pb, self._leg, self._moves, self._S,
-            self._obs_cols, self._obs_src, self._nf,
-        )  # fmt: skip
+        return KernelTables(self._T, self._W, self.states, self._S, self._obs_cols, self._obs_src, self._nf)
 
     # ------------------------------------------------------------------ helpers
     def _require_reset(self) -> None:
@@ -396,7 +304,7 @@ class GDLVectorGames:
 
     def _fail(self, i: int, code: int):
         self._started = False  # the failing game's network may be half updated: every game restarts
-        raise GDLError(f"game {i}: {_ERRORS[code]}; call reset()")
+        raise GDLError(f"game {i}: {ERRORS[code]}; call reset()")
 
     # ------------------------------------------------------------------ flow
     def reset(self, which=None, *, options: dict | None = None) -> None:
@@ -412,19 +320,7 @@ class GDLVectorGames:
             which = _bool_array(which, self.num_games)
             if not self._started and not which.all():
                 raise RuntimeError("the first reset() must start every game")
-        i, code = _reset_batch(
-            which,
-            self._G,
-            self._K,
-            self._init,
-            self._snap,
-            self._pa,
-            self._pb,
-            self._leg,
-            self._moves,
-            self._S,
-            self.max_steps,
-        )
+        i, code = _reset_batch(which, self._T, self._W, self.states, self._S, self.max_steps, self._ids, self._codes)
         if code != OK:
             self._fail(int(i), int(code))
         self._started = True
@@ -571,21 +467,9 @@ class GDLVectorGames:
                 f"is illegal for {self.roles[r]} now; legal: {legal}..."
             )
         i, code = _step_batch(
-            joint,
-            which,
-            self.auto_reset,
-            self._G,
-            self._K,
-            self._init,
-            self._snap,
-            self._pa,
-            self._pb,
-            self._leg,
-            self._moves,
-            self._S,
-            self.max_steps,
-            self._R,
-        )
+            joint, which, self.auto_reset, self._T, self._W, self.states, self._S, self.max_steps, self._R,
+            self._ids, self._codes,
+        )  # fmt: skip
         if code != OK:
             self._fail(int(i), int(code))
         finished, final_goals, final_trunc, lengths = (x.copy() for x in self._R)

@@ -52,12 +52,11 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from ggpzoo.envs.base import ActionSpace, integer_id
+from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with no choice before the env gives up
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
 __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
-
-MAX_FORCED = 100_000  # joint moves in a row with no choice before the env gives up
 
 
 def _coord(t) -> bool:

@@ -4,16 +4,18 @@
 neg...`` over the dynamic atoms. Here each ground atom gets an id; an atom is the OR of its
 instances, an instance the AND of its literals. Atoms are evaluated in dependency order
 (Tarjan's components of the ground graph; a component with a positive cycle is iterated
-to its least fixpoint; stratification keeps negation out of cycles) over a ``uint8`` value
-array, in two phases:
+to its least fixpoint; stratification keeps negation out of cycles), in two phases:
 
 * phase A, from the state (the ``true`` atoms): everything ``legal``, ``goal`` and
   ``terminal`` need;
 * phase B, after the joint move is written into the ``does`` atoms: what ``next`` needs.
 
-A state is a ``uint8`` vector over the grounding's fluents. `CompiledMachine` has
-the interface of `ggpzoo.gdl.game.ExactMachine`; `random_playouts()` plays whole
-random games inside one numba function (the benchmark, ``ggpzoo.gdl.cli.bench``).
+A state is a ``uint8`` vector over the grounding's fluents. The network is built here once
+per sheet, as the read-only tables `Propnet.tables` that the table interpreter
+`ggpzoo.envs.propnet.kernel` runs (each game on its own work area, `Propnet.work()`).
+`CompiledMachine` has the interface of `ggpzoo.gdl.game.ExactMachine`;
+`random_playouts()` plays whole random games inside numba (the benchmark,
+``ggpzoo.gdl.cli.bench``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
 
+from ggpzoo.envs.propnet import kernel
 from ggpzoo.gdl.logic import _sccs
 from ggpzoo.gdl.syntax import GDLError, goal_value, to_text
 
@@ -32,469 +34,6 @@ __all__ = ["CompiledMachine", "Propnet", "random_playouts"]
 # on the shipped sheets, guards double the playout speed of the turn-taking games; 4 beat
 # 8 and 16 on tic-tac-toe and connect four and tied elsewhere.)
 GUARD_MIN_SHARED = 4
-
-# non-negative mask of an int32 index (see _flip)
-MASK = 0x7FFFFFFF
-
-
-# ----------------------------------------------------------------------------- kernels
-@njit(cache=True)
-def _eval(vals, order, rstart, rend, lstart, lend, lits, gstart, gend, gcyc):
-    """Evaluate the atoms ``order`` (grouped into components) into ``vals``."""
-    for g in range(gstart.shape[0]):
-        if gcyc[g] == 0:
-            for k in range(gstart[g], gend[g]):
-                v = 0
-                for r in range(rstart[k], rend[k]):
-                    ok = 1
-                    for li in range(lstart[r], lend[r]):
-                        lit = lits[li]
-                        if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                            ok = 0
-                            break
-                    if ok:
-                        v = 1
-                        break
-                vals[order[k]] = v
-        else:
-            for k in range(gstart[g], gend[g]):
-                vals[order[k]] = 0
-            changed = True
-            while changed:
-                changed = False
-                for k in range(gstart[g], gend[g]):
-                    if vals[order[k]]:
-                        continue
-                    for r in range(rstart[k], rend[k]):
-                        ok = 1
-                        for li in range(lstart[r], lend[r]):
-                            lit = lits[li]
-                            if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                                ok = 0
-                                break
-                        if ok:
-                            vals[order[k]] = 1
-                            changed = True
-                            break
-
-
-@njit(cache=True)
-def _load_state(vals, state, true_ids):
-    for i in range(true_ids.shape[0]):
-        vals[true_ids[i]] = state[i]
-
-
-@njit(cache=True)
-def _legal(vals, legal_atom, legal_role, legal_id, guard_start, guard_lits, n_roles, out, counts):
-    """Legal action ids per role (``out[role, :counts[role]]``, in block order); returns the
-    index of a legal atom outside the action space, or -1.
-
-    Legal atoms come in blocks that share their *guards* (literals common to all the rules
-    of an atom, e.g. ``(true (control r))``, stripped from the network so that flipping
-    them propagates nothing): ``guard_start[b, 0:2]`` is block ``b``'s range of legal atoms,
-    ``guard_start[b, 2:4]`` its range in ``guard_lits``; a block whose guards fail is skipped."""
-    for r in range(n_roles):
-        counts[r] = 0
-    bad = -1
-    for b in range(guard_start.shape[0]):
-        ok = True
-        for k in range(guard_start[b, 2], guard_start[b, 3]):
-            lit = guard_lits[k]
-            if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                ok = False
-                break
-        if not ok:
-            continue
-        for i in range(guard_start[b, 0], guard_start[b, 1]):
-            if vals[legal_atom[i]]:
-                r = legal_role[i]
-                if legal_id[i] < 0:
-                    bad = i
-                else:
-                    out[r, counts[r]] = legal_id[i]
-                    counts[r] += 1
-    return bad
-
-
-@njit(cache=True)
-def _goals(vals, goal_atom, goal_role, goal_value, out):
-    out[:] = -1
-    for i in range(goal_atom.shape[0]):
-        if vals[goal_atom[i]] and goal_value[i] > out[goal_role[i]]:
-            out[goal_role[i]] = goal_value[i]
-    for r in range(out.shape[0]):
-        out[r] = max(out[r], 0)
-
-
-@njit(cache=True)
-def _next(vals, next_atom, next_fluent, out):
-    out[:] = 0
-    for i in range(next_atom.shape[0]):  # one next atom per fluent: a store, not a branch
-        out[next_fluent[i]] = vals[next_atom[i]]
-
-
-@njit(cache=True)
-def _copy(dst, src):
-    """``dst[:] = src`` for 1-D arrays of one length (numba's slice assignment is a
-    broadcasting loop, several times slower)."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-
-
-@njit(cache=True)
-def _set_does(vals, does_atom, ids, value):
-    for r in range(ids.shape[0]):
-        a = does_atom[r, ids[r]]
-        if a >= 0:
-            vals[a] = value
-
-
-@njit(cache=True)
-def _playouts(
-    n_games,
-    seed,
-    max_steps,
-    init,
-    vals,
-    true_ids,
-    a_order,
-    a_rstart,
-    a_rend,
-    a_lstart,
-    a_lend,
-    a_lits,
-    a_gstart,
-    a_gend,
-    a_gcyc,
-    b_order,
-    b_rstart,
-    b_rend,
-    b_lstart,
-    b_lend,
-    b_lits,
-    b_gstart,
-    b_gend,
-    b_gcyc,
-    terminal_atom,
-    legal_atom,
-    legal_role,
-    legal_id,
-    guard_start,
-    guard_lits,
-    n_roles,
-    max_legal,
-    does_atom,
-    next_atom,
-    next_fluent,
-    goal_atom,
-    goal_role,
-    goal_value,
-):
-    """Play ``n_games`` uniformly random games; return (transitions, goal sums per role)."""
-    np.random.seed(seed)
-    state = init.copy()
-    out = np.zeros((n_roles, max_legal), np.int64)
-    counts = np.zeros(n_roles, np.int64)
-    ids = np.zeros(n_roles, np.int64)
-    goals = np.zeros(n_roles, np.int64)
-    goal_sum = np.zeros(n_roles, np.int64)
-    steps = 0
-    for _ in range(n_games):
-        state[:] = init
-        for _t in range(max_steps):
-            _load_state(vals, state, true_ids)
-            _eval(vals, a_order, a_rstart, a_rend, a_lstart, a_lend, a_lits, a_gstart, a_gend, a_gcyc)
-            if terminal_atom >= 0 and vals[terminal_atom]:
-                break
-            _legal(vals, legal_atom, legal_role, legal_id, guard_start, guard_lits, n_roles, out, counts)
-            stuck = False
-            for r in range(n_roles):
-                if counts[r] == 0:
-                    stuck = True
-                    break
-                ids[r] = out[r, 0] if counts[r] == 1 else out[r, np.random.randint(counts[r])]
-            if stuck:
-                break
-            _set_does(vals, does_atom, ids, 1)
-            _eval(vals, b_order, b_rstart, b_rend, b_lstart, b_lend, b_lits, b_gstart, b_gend, b_gcyc)
-            _set_does(vals, does_atom, ids, 0)
-            _next(vals, next_atom, next_fluent, state)
-            steps += 1
-        _goals(vals, goal_atom, goal_role, goal_value, goals)
-        goal_sum += goals
-    return steps, goal_sum
-
-
-# ----------------------------------------------------------------------------- incremental
-# For acyclic networks (no ground positive cycle, the usual case) the values are kept up to
-# date by propagating changes (Sancho-style): each rule counts its satisfied literals, each
-# atom its true rules; flipping an input updates only what depends on it.
-@njit(cache=True)
-def _flip(vals, a0, v0, stack, fan_start, fan_rule, live, rule_head, rule_need, rule_missing, atom_cnt):
-    """Set input atom ``a0`` to ``v0`` and propagate. Returns False if the stack overflowed.
-
-    ``fan_rule[k]`` is ``rule * 2 + negated`` for each literal that reads atom ``a``;
-    ``rule_missing[r]`` counts the unsatisfied literals of rule ``r`` (true at 0) and
-    ``atom_cnt[h]`` the true rules of atom ``h``. ``live`` keeps the list of true legal
-    atoms (see `Propnet.live_layout()`)."""
-    if vals[a0] == v0:
-        return True
-    vals[a0] = v0
-    # An entry of the stack is ``atom * 2 + value``. Indices are masked non-negative (``& MASK``)
-    # so that numba drops its negative-index wraparound from every array access of this
-    # loop, and a rule that neither became true nor false costs one test: together with the
-    # one-dimensional stack, 20% more tic-tac-toe transitions per CPU-second, 15% more on
-    # connect four, 10% on breakthrough, 3% on Skirmish (side by side, best of 12).
-    stack[0] = a0 * 2 + v0
-    top = 1
-    cap = stack.shape[0]
-    na = vals.shape[0]
-    while top > 0:
-        top -= 1
-        x = stack[top] & MASK
-        a = x >> 1
-        v = x & 1
-        for k in range(fan_start[a] & MASK, fan_start[a + 1] & MASK):
-            e = fan_rule[k] & MASK
-            r = e >> 1
-            old = rule_missing[r]
-            m = old - 1 if (e & 1) ^ v else old + 1  # the literal became true / false
-            rule_missing[r] = m
-            if m != 0 and old != 0:
-                continue  # the rule was false and stays false
-            h = rule_head[r] & MASK
-            c = atom_cnt[h] + (1 if m == 0 else -1)
-            atom_cnt[h] = c
-            nv = 1 if c > 0 else 0
-            if nv != vals[h]:
-                vals[h] = nv
-                li = live[h]
-                if li >= 0:  # a legal atom: add it to / remove it from the live list
-                    nl = live[na + 1]
-                    base = na + 2
-                    if nv:
-                        q = live[na]
-                        live[base + q] = li
-                        live[base + nl + li] = q
-                        live[na] = q + 1
-                    else:
-                        q = live[base + nl + li]
-                        last = live[na] - 1
-                        moved = live[base + last]
-                        live[base + q] = moved
-                        live[base + nl + moved] = q
-                        live[na] = last
-                if top >= cap:
-                    return False
-                stack[top] = h * 2 + nv
-                top += 1
-    return True
-
-
-@njit(cache=True)
-def _legal_live(vals, live, legal_role, legal_id, lguard, guard_lits, n_roles, out, counts):
-    """``_legal`` over the live list of true legal atoms (incremental networks)."""
-    for r in range(n_roles):
-        counts[r] = 0
-    bad = -1
-    na = vals.shape[0]
-    base = na + 2
-    for k in range(live[na]):
-        li = live[base + k]
-        ok = True
-        for g in range(lguard[li, 0], lguard[li, 1]):
-            lit = guard_lits[g]
-            if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                ok = False
-                break
-        if not ok:
-            continue
-        r = legal_role[li]
-        if legal_id[li] < 0:
-            bad = li
-        else:
-            out[r, counts[r]] = legal_id[li]
-            counts[r] += 1
-    return bad
-
-
-@njit(cache=True)
-def _rebuild_live(vals, legal_atom, live):
-    na = vals.shape[0]
-    nl = legal_atom.shape[0]
-    base = na + 2
-    n = 0
-    for li in range(nl):
-        if vals[legal_atom[li]]:
-            live[base + n] = li
-            live[base + nl + li] = n
-            n += 1
-    live[na] = n
-
-
-@njit(cache=True)
-def _recount(vals, rule_head, rule_start, rule_lits, rule_missing, atom_cnt):
-    """Counters from scratch, for values that are already right."""
-    atom_cnt[:] = 0
-    for r in range(rule_head.shape[0]):
-        c = 0
-        for li in range(rule_start[r], rule_start[r + 1]):
-            lit = rule_lits[li]
-            if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                c += 1
-        rule_missing[r] = c
-        if c == 0:
-            atom_cnt[rule_head[r]] += 1
-
-
-@njit(cache=True)
-def _goto(vals, cur, state, true_ids, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt):
-    """Move the network from state ``cur`` to ``state`` by flipping the fluents that differ."""
-    ok = True
-    for i in range(state.shape[0]):
-        if state[i] != cur[i]:
-            cur[i] = state[i]
-            if not _flip(
-                vals,
-                true_ids[i],
-                state[i],
-                stack,
-                fan_start,
-                fan_rule,
-                fan_neg,
-                rule_head,
-                rule_need,
-                rule_sat,
-                atom_cnt,
-            ):
-                ok = False
-    return ok
-
-
-@njit(cache=True)
-def _does(vals, does_atom, ids, value, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt):
-    ok = True
-    for r in range(ids.shape[0]):
-        a = does_atom[r, ids[r]]
-        if a >= 0:
-            if not _flip(vals, a, value, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt):
-                ok = False
-    return ok
-
-
-@njit(cache=True)
-def _playouts_inc(
-    n_games,
-    seed,
-    max_steps,
-    init,
-    snap_vals,
-    snap_sat,
-    snap_cnt,
-    snap_live,
-    vals,
-    cur,
-    true_ids,
-    stack,
-    fan_start,
-    fan_rule,
-    fan_neg,
-    rule_head,
-    rule_need,
-    rule_sat,
-    atom_cnt,
-    terminal_atom,
-    legal_atom,
-    legal_role,
-    legal_id,
-    guard_start,
-    lguard,
-    guard_lits,
-    use_live,
-    n_roles,
-    max_legal,
-    does_atom,
-    next_atom,
-    next_fluent,
-    no_next,
-    goal_atom,
-    goal_role,
-    goal_value,
-):
-    """``_playouts`` over the incremental network. Returns (transitions, goal sums, ok).
-
-    Each game starts from the snapshot of the network at the initial state (``snap_*``, see
-    `Propnet.set_live()`); ``no_next`` lists the fluents that no next rule makes true."""
-    np.random.seed(seed)
-    diff = np.zeros(init.shape[0], np.int64)
-    out = np.zeros((n_roles, max_legal), np.int64)
-    counts = np.zeros(n_roles, np.int64)
-    ids = np.zeros(n_roles, np.int64)
-    goals = np.zeros(n_roles, np.int64)
-    goal_sum = np.zeros(n_roles, np.int64)
-    steps = 0
-    ok = True
-    na = vals.shape[0]
-    for _ in range(n_games):
-        # Each game starts from a copy of the network at the initial state instead of flipping
-        # the last game's fluents back (a third of the propagation work of a tic-tac-toe game).
-        _copy(vals, snap_vals)
-        _copy(rule_sat, snap_sat)
-        _copy(atom_cnt, snap_cnt)
-        if use_live:
-            _copy(fan_neg[na:], snap_live)
-        _copy(cur, init)
-        nd = 0
-        for _t in range(max_steps):
-            # flip the fluents that changed in the last move (none at the start)
-            for j in range(nd):
-                f = diff[j]
-                v = 1 - cur[f]
-                cur[f] = v
-                ok &= _flip(
-                    vals, true_ids[f], v, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt
-                )
-            if terminal_atom >= 0 and vals[terminal_atom]:
-                break
-            if use_live:
-                _legal_live(vals, fan_neg, legal_role, legal_id, lguard, guard_lits, n_roles, out, counts)
-            else:
-                _legal(vals, legal_atom, legal_role, legal_id, guard_start, guard_lits, n_roles, out, counts)
-            stuck = False
-            for r in range(n_roles):
-                if counts[r] == 0:
-                    stuck = True
-                    break
-                ids[r] = out[r, 0] if counts[r] == 1 else out[r, np.random.randint(counts[r])]
-            if stuck:
-                break
-            ok &= _does(
-                vals, does_atom, ids, 1, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt
-            )
-            # The fluents whose next value differs from the current one, read while the does
-            # atoms are on (instead of writing the whole next state and comparing it with the
-            # current one: one pass, no state vector). Measured side by side: +3-7% on tic-tac-toe,
-            # +12-17% on connect four, +5-9% on breakthrough, +2% on Skirmish.
-            nd = 0
-            for i in range(next_atom.shape[0]):
-                f = next_fluent[i] & MASK
-                if vals[next_atom[i] & MASK] != cur[f]:
-                    diff[nd] = f
-                    nd += 1
-            for i in range(no_next.shape[0]):  # a fluent without next rules is false next
-                f = no_next[i]
-                if cur[f]:
-                    diff[nd] = f
-                    nd += 1
-            ok &= _does(
-                vals, does_atom, ids, 0, stack, fan_start, fan_rule, fan_neg, rule_head, rule_need, rule_sat, atom_cnt
-            )
-            steps += 1
-            if not ok:
-                return steps, goal_sum, False
-        _goals(vals, goal_atom, goal_role, goal_value, goals)
-        goal_sum += goals
-    return steps, goal_sum, ok
 
 
 # ----------------------------------------------------------------------------- building
@@ -533,9 +72,6 @@ class _Phase:
             self.gend,
             self.gcyc,
         )
-
-    def run(self, vals):
-        _eval(vals, *self.arrays())
 
 
 # Legal moves are read from the live list of true legal atoms when a network has at least
@@ -747,9 +283,9 @@ class Propnet:
             f = inv[i][1]
             na.append(i)
             nf.append(self.fluent_index[f])
-        self.next_atom = np.array(na, np.int32)
-        self.next_fluent = np.array(nf, np.int32)
-        self.no_next = np.array(sorted(set(range(len(self.fluents))) - set(nf)), np.int32)
+        # the next atom of each fluent (one at most), -1 for a fluent no next rule makes true
+        self.next_of = np.full(len(self.fluents), -1, np.int32)
+        self.next_of[np.array(nf, np.int64)] = np.array(na, np.int32)
         width = self.max_legal
         does = np.full((n_roles, width), -1, np.int32)
         for r in roles:
@@ -762,9 +298,6 @@ class Propnet:
                 raise GDLError(f"init fluent {to_text(f)} is missing from the grounding")
             init[self.fluent_index[f]] = 1
         self.init = init
-        self.vals = np.zeros(self.n_atoms, np.uint8)
-        self.last = None  # the state object the values were last brought to
-        self.use_live = False
         self.incremental = not (self.phase_a.gcyc.any() or self.phase_b.gcyc.any())
         if self.incremental:
             heads_in = list(self.phase_a.order) + list(self.phase_b.order)
@@ -777,7 +310,6 @@ class Propnet:
             self.rule_head = np.array(rh, np.int32)
             self.rule_start = np.array(rs, np.int32)
             self.rule_lits = np.array(rl, np.int32)
-            self.rule_need = np.diff(self.rule_start).astype(np.int32)
             fan = [[] for _ in range(self.n_atoms)]
             for r in range(len(rh)):
                 for li in range(rs[r], rs[r + 1]):
@@ -786,141 +318,92 @@ class Propnet:
             fs[1:] = np.cumsum([len(f) for f in fan])
             self.fan_start = fs
             self.fan_rule = np.array([r * 2 + n for f in fan for r, n in f], np.int32)
-            # the live list of true legal atoms: [legal index of each atom or -1 | count | L |
-            # list (L) | position of each legal index in the list (L)]
-            nl = len(self.legal_atom)
-            self.fan_neg = np.full(
-                self.n_atoms + 2 + 2 * nl, -1, np.int32
-            )  # the slot of _flip's arguments that carries it
-            self.fan_neg[self.n_atoms] = 0
-            self.fan_neg[self.n_atoms + 1] = nl
-            self.rule_sat = np.zeros(len(rh), np.int32)
-            self.atom_cnt = np.zeros(self.n_atoms, np.int32)
-            self.stack = np.zeros(4 * self.n_atoms + 64, np.int32)
-            self.cur = np.zeros(len(self.fluents), np.uint8)
-            self.use_live = False
-            self.reset_values(self.init)
-            if live is None:
-                live = len(self.legal_atom) >= LIVE_MIN_LEGAL
-            self.set_live(live)
+        if live is None:
+            live = len(self.legal_atom) >= LIVE_MIN_LEGAL
+        self.set_live(live)
         self.seconds = time.perf_counter() - t0 + g.seconds
 
     def set_live(self, live: bool) -> None:
         """Read legal moves from the live list of true legal atoms (``True``) or by scanning
-        the blocks of legal atoms (``False``); the answers are the same, the speed is not."""
-        nl = len(self.legal_atom)
-        self.fan_neg[: self.n_atoms] = -1
-        if live:
-            self.fan_neg[self.legal_atom] = np.arange(nl, dtype=np.int32)
-        self.use_live = bool(live)
-        self.reset_values(self.init)
-        # the network at the initial state, copied back at the start of each random game
-        self.snap_vals = self.vals.copy()
-        self.snap_sat = self.rule_sat.copy()
-        self.snap_cnt = self.atom_cnt.copy()
-        self.snap_live = self.fan_neg[self.n_atoms :].copy()
+        the blocks of legal atoms (``False``); the answers are the same, the speed is not.
+        Builds `tables` again (work areas made before are for the old tables)."""
+        self.use_live = bool(live) and self.incremental
+        self.tables = self._pack(self.incremental)
 
-    def playout_args(self) -> tuple:
-        """The arguments of ``_playouts_inc`` after ``(n_games, seed, max_steps)``."""
-        return (
-            self.init,
-            self.snap_vals,
-            self.snap_sat,
-            self.snap_cnt,
-            self.snap_live,
-            self.vals,
-            self.cur,
-            self.true_ids,
-            *self.inc_arrays(),
-            self.terminal_atom,
-            self.legal_atom,
-            self.legal_role,
-            self.legal_id,
-            self.guard_start,
-            self.lguard,
-            self.guard_lits,
-            self.use_live,
-            len(self.roles),
-            self.max_legal,
-            self.does_atom,
-            self.next_atom,
-            self.next_fluent,
-            self.no_next,
-            self.goal_atom,
-            self.goal_role,
-            self.goal_value,
-        )
-
-    def batch_arrays(self) -> dict:
-        """The read-only arrays a kernel needs to keep many states of this network, each with
-        its own values (``ggpzoo.gdl.batch``): the network's layout, and for a propagating
-        network the snapshot of its values and counters at the initial state.
-
-        Keys: ``incremental``, ``use_live``, ``n_atoms``, ``init``, ``true_ids``, ``phase_a``
-        and ``phase_b`` (each phase's arrays, for full evaluation), ``legal`` (terminal atom,
-        legal atoms, roles, ids, guard blocks, guard range per legal atom, guard literals),
-        ``moves`` (does atoms, next atoms, their fluents, goal atoms, roles, values), and for a
-        propagating network ``fan`` (fan_start, fan_rule, rule_head, rule_need), ``live_index``
-        (the legal index of each atom, -1 elsewhere: the head of ``fan_neg``) and ``snap``
-        (values, rule counters, atom counters, the live list, at the initial state). The
-        caller copies what it mutates; the network itself is not touched."""
-        out = {
-            "incremental": bool(self.incremental),
-            "use_live": bool(self.use_live),
-            "n_atoms": int(self.n_atoms),
-            "init": self.init,
-            "true_ids": self.true_ids,
-            "phase_a": self.phase_a.arrays(),
-            "phase_b": self.phase_b.arrays(),
-            "legal": (
-                np.int64(self.terminal_atom),
-                self.legal_atom,
-                self.legal_role,
-                self.legal_id,
-                self.guard_start,
-                self.lguard,
-                self.guard_lits,
-            ),
-            "moves": (
-                self.does_atom,
-                self.next_atom,
-                self.next_fluent,
-                self.goal_atom,
-                self.goal_role,
-                self.goal_value,
-            ),
+    def _pack(self, incremental: bool) -> np.ndarray:
+        """The network's tables ``T`` (`ggpzoo.envs.propnet.kernel`), propagating or not."""
+        K = kernel
+        na, nf, nl = self.n_atoms, len(self.fluents), len(self.legal_atom)
+        scalars = {
+            K.INCREMENTAL: int(incremental),
+            K.USE_LIVE: int(self.use_live and incremental),
+            K.N_ATOMS: na,
+            K.N_FLUENTS: nf,
+            K.N_ROLES: len(self.roles),
+            K.MAX_LEGAL: self.max_legal,
+            K.TERMINAL_ATOM: self.terminal_atom,
         }
-        if self.incremental:
-            out["fan"] = (self.fan_start, self.fan_rule, self.rule_head, self.rule_need)
-            out["live_index"] = self.fan_neg[: self.n_atoms].copy()
-            out["snap"] = (self.snap_vals, self.snap_sat, self.snap_cnt, self.snap_live)
-        return out
-
-    def inc_arrays(self):
-        return (
-            self.stack,
-            self.fan_start,
-            self.fan_rule,
-            self.fan_neg,
-            self.rule_head,
-            self.rule_need,
-            self.rule_sat,
-            self.atom_cnt,
+        nr, width = len(self.roles), max(self.max_legal, 1)
+        work = {K.W_VALS: (na + 3) // 4, K.W_OUT: nr * width, K.W_COUNTS: nr, K.W_IDS: nr}
+        tables = {K.TRUE_IDS: self.true_ids, K.INIT: self.init}
+        for base, ph in ((K.A_ORDER, self.phase_a), (K.B_ORDER, self.phase_b)):
+            for j, arr in enumerate(ph.arrays()):
+                tables[base + j] = arr
+        tables.update(
+            {
+                K.LEGAL_ATOM: self.legal_atom,
+                K.LEGAL_ROLE: self.legal_role,
+                K.LEGAL_ID: self.legal_id,
+                K.GUARD_START: self.guard_start,
+                K.LGUARD: self.lguard,
+                K.GUARD_LITS: self.guard_lits,
+                K.DOES: self.does_atom,
+                K.NEXT_OF: self.next_of,
+                K.GOAL_ATOM: self.goal_atom,
+                K.GOAL_ROLE: self.goal_role,
+                K.GOAL_VALUE: self.goal_value,
+            }
         )
-
-    def reset_values(self, state) -> None:
-        """Full evaluation at ``state`` (does all off), then the counters from it."""
-        vals = self.vals
-        vals[:] = 0
-        _load_state(vals, state, self.true_ids)
-        self.phase_a.run(vals)
-        self.phase_b.run(vals)
-        self.last = None
-        if self.incremental:
-            self.cur[:] = state
-            _recount(vals, self.rule_head, self.rule_start, self.rule_lits, self.rule_sat, self.atom_cnt)
+        if incremental:
+            live_index = np.full(na, -1, np.int32)  # the legal index of each atom the live list holds
             if self.use_live:
-                _rebuild_live(vals, self.legal_atom, self.fan_neg)
+                live_index[self.legal_atom] = np.arange(nl, dtype=np.int32)
+            work.update(
+                {
+                    K.W_CUR: nf,
+                    K.W_LIVE: 2 + 2 * nl,
+                    K.W_SAT: len(self.rule_head),
+                    K.W_CNT: na,
+                    K.W_DIFF: nf,
+                    K.W_STACK: 4 * na + 64,
+                }
+            )
+            tables.update(
+                {
+                    K.FAN_START: self.fan_start,
+                    K.FAN_RULE: self.fan_rule,
+                    K.RULE_HEAD: self.rule_head,
+                    K.RULE_START: self.rule_start,
+                    K.RULE_LITS: self.rule_lits,
+                    K.LIVE_INDEX: live_index,
+                }
+            )
+        keep = sum(work.get(p, 0) for p in range(K.W_DIFF))  # every part but the scratch
+        tables[K.SNAP] = np.zeros(keep, np.int32)
+        T = K.pack(scalars, work, tables)
+        # the work area at the initial state: the values and counters from scratch
+        W = np.zeros(int(T[K.W_SIZE]), np.int32)
+        K.reset(T, W, self.init)
+        s = int(T[K.TAB + 2 * K.SNAP])
+        T[s : s + keep] = W[:keep]
+        return T
+
+    def work(self, tables: np.ndarray | None = None) -> np.ndarray:
+        """A new work area of ``tables`` (default `tables`) at the initial state."""
+        T = self.tables if tables is None else tables
+        W = np.zeros(int(T[kernel.W_SIZE]), np.int32)
+        kernel.restart(T, W, np.zeros(len(self.fluents), np.uint8))
+        return W
 
     def stats(self) -> dict:
         return {
@@ -951,50 +434,24 @@ def random_playouts(
     ``incremental=False`` evaluates the network in full at every state even where it could
     propagate changes (a check: with the block scan of legal moves, ``net.use_live`` False,
     both play the same games for a seed)."""
-    if net.incremental and incremental is not False:
-        net.reset_values(net.init)
-        args = net.playout_args()
-        _playouts_inc(1, seed, max_steps, *args)
-        t = clock()
-        steps, goal_sum, ok = _playouts_inc(n_games, seed, max_steps, *args)
-        dt = clock() - t
-        if not ok:
-            raise GDLError("propagation stack overflow")
-        net.reset_values(net.init)
-        return int(steps), dt, goal_sum / max(n_games, 1)
-    A, B = net.phase_a.arrays(), net.phase_b.arrays()
-    args = (
-        net.init,
-        net.vals,
-        net.true_ids,
-        *A,
-        *B,
-        net.terminal_atom,
-        net.legal_atom,
-        net.legal_role,
-        net.legal_id,
-        net.guard_start,
-        net.guard_lits,
-        len(net.roles),
-        net.max_legal,
-        net.does_atom,
-        net.next_atom,
-        net.next_fluent,
-        net.goal_atom,
-        net.goal_role,
-        net.goal_value,
-    )
-    _playouts(1, seed, max_steps, *args)  # compile / warm up
+    T = net.tables
+    if net.incremental and incremental is False:
+        T = net._pack(False)
+    W = net.work(T)
+    kernel.playouts(T, W, 1, seed, max_steps)  # compile / warm up
     t = clock()
-    steps, goal_sum = _playouts(n_games, seed, max_steps, *args)
+    steps, goal_sum, code = kernel.playouts(T, W, n_games, seed, max_steps)
     dt = clock() - t
+    if code != kernel.OK:
+        raise GDLError(kernel.ERRORS[code])
     return int(steps), dt, goal_sum / max(n_games, 1)
 
 
 class CompiledMachine:
     """The id-based machine over a `Propnet` (interface of ``ExactMachine``).
 
-    States are ``uint8`` vectors over ``net.fluents``."""
+    States are ``uint8`` vectors over ``net.fluents``. The machine keeps its own work area
+    (`ggpzoo.envs.propnet.kernel`), brought to each state it is asked about."""
 
     backend = "compiled"
 
@@ -1002,6 +459,9 @@ class CompiledMachine:
         self.game = game
         self.roles = game.roles
         self.net = net = game.propnet()
+        self._T = net.tables
+        self._W = net.work()
+        self._at = None  # the state the work area is at (full evaluation: skip a second one)
         self._out = np.zeros((len(self.roles), net.max_legal), np.int64)
         self._counts = np.zeros(len(self.roles), np.int64)
         self._goals = np.zeros(len(self.roles), np.int64)
@@ -1015,48 +475,25 @@ class CompiledMachine:
     def initial(self):
         return self.net.init.copy()
 
-    def _phase_a(self, state):
+    def _sync(self, state):
         net = self.net
         state = np.asarray(state, np.uint8)
         if state.shape != net.init.shape:
             raise ValueError(
                 f"a compiled state is a uint8 vector of {net.init.shape[0]} fluents, got shape {state.shape}"
             )
-        if net.incremental:  # flips only the fluents that differ from the net's current state
-            if not _goto(net.vals, net.cur, state, net.true_ids, *net.inc_arrays()):
-                net.reset_values(state)
-        elif net.last is None or not np.array_equal(net.last, state):
-            _load_state(net.vals, state, net.true_ids)
-            net.phase_a.run(net.vals)
-            net.last = state.copy()  # the state the values are for (shared by every machine on this net)
+        if self._T is not net.tables:  # set_live() built new tables
+            self._T, self._W, self._at = net.tables, net.work(), None
+        if self._at is not None and np.array_equal(self._at, state):
+            return
+        if not kernel.sync(self._T, self._W, np.ascontiguousarray(state)):
+            kernel.reset(self._T, self._W, state)
+        self._at = state.copy()
 
     def legal(self, state) -> list:
-        self._phase_a(state)
+        self._sync(state)
         net = self.net
-        if net.use_live:
-            bad = _legal_live(
-                net.vals,
-                net.fan_neg,
-                net.legal_role,
-                net.legal_id,
-                net.lguard,
-                net.guard_lits,
-                len(self.roles),
-                self._out,
-                self._counts,
-            )
-        else:
-            bad = _legal(
-                net.vals,
-                net.legal_atom,
-                net.legal_role,
-                net.legal_id,
-                net.guard_start,
-                net.guard_lits,
-                len(self.roles),
-                self._out,
-                self._counts,
-            )
+        bad = kernel.legal(self._T, self._W, self._out, self._counts)
         if bad >= 0:
             raise GDLError(
                 "a legal move outside the action space (the sheet's input relation): "
@@ -1065,19 +502,16 @@ class CompiledMachine:
         return [np.sort(self._out[r, : self._counts[r]]) for r in range(len(self.roles))]
 
     def terminal(self, state) -> bool:
-        self._phase_a(state)
-        t = self.net.terminal_atom
-        return bool(t >= 0 and self.net.vals[t])
+        self._sync(state)
+        return bool(kernel.terminal(self._T, self._W))
 
     def goals(self, state) -> np.ndarray:
-        self._phase_a(state)
-        net = self.net
-        _goals(net.vals, net.goal_atom, net.goal_role, net.goal_value, self._goals)
+        self._sync(state)
+        kernel.goals(self._T, self._W, self._goals)
         return self._goals.copy()
 
     def next(self, state, ids):
-        net = self.net
-        self._phase_a(state)
+        self._sync(state)
         ids = np.asarray(ids, np.int64)
         if (
             ids.shape != (len(self.roles),)
@@ -1085,19 +519,15 @@ class CompiledMachine:
             or any(int(i) >= len(self.game.actions[r]) for r, i in zip(self.roles, ids, strict=False))
         ):
             raise ValueError(f"a joint move is one action id per role {self.roles}, got {ids.tolist()}")
-        out = np.zeros(len(net.fluents), np.uint8)
-        if net.incremental:
-            ok = _does(net.vals, net.does_atom, ids, 1, *net.inc_arrays())
-            _next(net.vals, net.next_atom, net.next_fluent, out)
-            ok &= _does(net.vals, net.does_atom, ids, 0, *net.inc_arrays())
-            if not ok:
-                raise GDLError("propagation stack overflow")
+        out = self._at.copy()
+        ok = kernel.play(self._T, self._W, out, ids)
+        if not ok:
+            kernel.reset(self._T, self._W, self._at)
+            raise GDLError("propagation stack overflow")
+        if self.net.incremental:
+            self._at = out.copy()  # play keeps a propagating work area at the new state
         else:
-            _set_does(net.vals, net.does_atom, ids, 1)
-            net.phase_b.run(net.vals)
-            _set_does(net.vals, net.does_atom, ids, 0)
-            _next(net.vals, net.next_atom, net.next_fluent, out)
-            net.last = None
+            self._at = None  # full evaluation: phase A is for the old state
         return out
 
     def fluents(self, state) -> frozenset:
