@@ -14,12 +14,15 @@ every environment there::
 import os as _os
 
 # OpenMP's worker threads (numba's prange loops, torch's intra-op pool) spin while they wait
-# for work by default. When other processes keep the cores busy, the spinning threads take
-# the cores from the threads with work, and every parallel loop waits for its slowest
-# thread: the batched engine ran 0.7x a single-threaded reference with three busy processes
-# beside it, and 1.6x with sleeping waits. Sleeping waits are the default here; set
-# OMP_WAIT_POLICY=ACTIVE before importing ggpzoo (or torch) on a machine of your own.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# for work, by default for about 300,000 rounds. When other processes keep the cores busy,
+# the spinning threads take the cores from the threads with work, and every parallel loop
+# waits for its slowest thread: the batched engine fell to a third of its speed with three
+# busy processes beside it. A short spin (GNU OpenMP's GOMP_SPINCOUNT, 1,000 rounds, then
+# sleep) keeps nearly all of the idle speed and holds up on a busy machine. Set
+# OMP_WAIT_POLICY or GOMP_SPINCOUNT yourself, before importing ggpzoo or torch, to choose
+# otherwise (the batched-engine guide has the figures).
+if "OMP_WAIT_POLICY" not in _os.environ:
+    _os.environ.setdefault("GOMP_SPINCOUNT", "1000")
 
 import pettingzoo as _pz  # noqa: E402
 

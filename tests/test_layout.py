@@ -25,11 +25,17 @@ def test_the_kept_aliases_are_their_modules(old, new):
     assert importlib.import_module(old) is importlib.import_module(new)
 
 
-@pytest.mark.parametrize("given,expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
-def test_openmp_threads_sleep_while_they_wait_unless_told_otherwise(given, expected):
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    if given is not None:
-        env["OMP_WAIT_POLICY"] = given
-    code = "import os, ggpzoo; print(os.environ['OMP_WAIT_POLICY'])"
+@pytest.mark.parametrize(
+    "given,expected",
+    [
+        ({}, "1000 None"),  # a short spin, then sleep
+        ({"GOMP_SPINCOUNT": "50"}, "50 None"),  # the user's choice stays
+        ({"OMP_WAIT_POLICY": "ACTIVE"}, "None ACTIVE"),
+    ],
+)
+def test_openmp_threads_spin_briefly_unless_told_otherwise(given, expected):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(given)
+    code = "import os, ggpzoo; print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
