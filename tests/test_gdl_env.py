@@ -420,3 +420,60 @@ def test_incremental_playouts_leave_consistent_counters(live):
         assert live_got[0] == n
         assert sorted(live_got[2 : 2 + n]) == sorted(live_new[2 : 2 + n])
         assert sorted(live_new[2 : 2 + n]) == [i for i in range(nl) if vals[net.legal_atom[i]]]
+
+
+# A sheet whose move (m 1) leads to a state where a legal move, (m 9), is outside the action
+# space its `input` relation declares: the transition fails after the choice was made.
+FAILS_AFTER_M1 = """
+(role a)
+(init (s 0))
+(input a (m 1)) (input a (m 2))
+(base (s 0)) (base (s 1)) (base (s 2))
+(<= (legal a (m 1)) (true (s 0)))
+(<= (legal a (m 2)) (true (s 0)))
+(<= (legal a (m 9)) (true (s 1)))
+(<= (next (s 1)) (does a (m 1)))
+(<= (next (s 2)) (does a (m 2)))
+(<= terminal (true (s 2)))
+(<= (goal a 100) (true (s 2)))
+(<= (goal a 0) (not (true (s 2))))
+"""
+
+
+@pytest.mark.parametrize("backend", ["exact", "compiled"])
+def test_a_move_the_sheet_cannot_play_leaves_the_env_as_it_was(backend):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the linter names (m 9)'s missing input; that is the point
+        e = gdl.raw_env(gdl.load(FAILS_AFTER_M1), backend=backend)
+    e.reset()
+    before = (e.get_state(), e.agent_selection, e.legal_terms(), dict(e.rewards), e.observe("a")["observation"].copy())
+    with pytest.raises(gdl.GDLError):
+        e.step(e.term_to_action("(m 1)"))
+    after = (e.get_state(), e.agent_selection, e.legal_terms(), dict(e.rewards), e.observe("a")["observation"])
+    assert np.array_equal(before[0], after[0]) if backend == "compiled" else before[0] == after[0]
+    assert before[1:4] == after[1:4] and np.array_equal(before[4], after[4])
+    # the next move is played from the old position, not the failed choice again
+    e.step(e.term_to_action("(m 2)"))
+    assert e.terminations["a"] and e.rewards["a"] == 1.0
+
+
+@pytest.mark.parametrize("backend", ["exact", "compiled"])
+def test_wrapped_gdl_env_forgets_the_old_mask_on_set_state_and_copies_share_nothing(backend):
+    import copy
+
+    e = gdl.env(gdl.game_path("tictactoe"), backend=backend)
+    e.reset()
+    e.step(e.unwrapped.term_to_action("(mark 1 1)"))  # xplayer marks (1 1); oplayer to move
+    e.last()  # the wrapper keeps this observation's mask: (mark 1 1) illegal for oplayer
+    # a position where (mark 1 1) is free again, oplayer to move
+    e.set_state(["(control oplayer)"] + [f"(cell {x} {y} b)" for x in (1, 2, 3) for y in (1, 2, 3)])
+    assert e.agent_selection == "oplayer"
+    e.step(e.unwrapped.term_to_action("(mark 1 1)"))  # legal now: not judged by the stale mask
+    assert not any(e.terminations.values()) and e.agent_selection == "xplayer"
+    c = copy.copy(e)
+    assert c.unwrapped.true_fluents() == e.unwrapped.true_fluents() and c.agent_selection == "xplayer"
+    c.step(c.unwrapped.legal_actions()[0])
+    assert c.unwrapped.true_fluents() != e.unwrapped.true_fluents()
+    assert e.agent_selection == "xplayer" and e.unwrapped.legal_actions().size == 8

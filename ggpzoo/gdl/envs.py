@@ -45,13 +45,15 @@ at the top; in a one-role game, goal / 100.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from ggpzoo.envs.base import ActionSpace, integer_id
+from ggpzoo.envs.base import ActionSpace, OrderEnforcingWrapper, TerminateIllegalWrapper, integer_id
 from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with no choice before the env gives up
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
@@ -199,9 +201,38 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ flow
+    _MOVE_STATE = (
+        "_state", "_steps", "_chosen", "_choosers", "_legal", "_goals", "_over", "infos", "rewards",
+        "terminations", "truncations", "agents", "_cumulative_rewards", "agent_selection",
+    )  # fmt: skip
+
+    def _saved(self) -> dict:
+        """What a move or a new position changes, to put back if the sheet fails on the way
+        (a legal move outside the action space, a bad goal, endless forced moves)."""
+        out = {k: getattr(self, k) for k in self._MOVE_STATE if hasattr(self, k)}
+        for k, v in out.items():
+            if isinstance(v, (dict, list)):
+                out[k] = v.copy()
+        out["_masks"] = {r: m.copy() for r, m in self._masks.items()}
+        return out
+
+    def _guarded(self, change, *args) -> None:
+        """Run ``change(*args)``; on an error, leave the env as it was, then raise."""
+        saved = self._saved()
+        try:
+            change(*args)
+        except BaseException:
+            for k in self._MOVE_STATE:
+                if k not in saved and hasattr(self, k):
+                    delattr(self, k)
+            for r, m in saved.pop("_masks").items():
+                self._masks[r][:] = m  # in place: the arrays stay the env's own
+            self.__dict__.update(saved)
+            raise
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. GDL games have no chance: ``seed`` changes nothing."""
-        self._start(self.machine.initial())
+        self._guarded(self._start, self.machine.initial())
 
     def _start(self, state) -> None:
         self.agents = self.possible_agents[:]
@@ -285,6 +316,9 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(
                 f"action {a} = {to_text(self.actions[agent][a])} is illegal for {agent} now; legal: {legal}..."
             )
+        self._guarded(self._play, agent, a)
+
+    def _play(self, agent: str, a: int) -> None:
         self._cumulative_rewards[agent] = 0.0
         i = self.possible_agents.index(agent)
         self._chosen[i] = a
@@ -393,7 +427,25 @@ class raw_env(AECEnv, EzPickle):
         [`reset()`][ggpzoo.gdl.envs.raw_env.reset], in that position: every role live, rewards cleared (or paid, if it
         ends the game),
         forced moves played, ``max_steps`` counted from here."""
-        self._start(self.checked_state(state))
+        self._guarded(self._start, self.checked_state(state))
+
+    def __deepcopy__(self, memo):
+        """An independent copy in the same position: the sheet (read-only) is shared, the
+        machine is a new one of the same network, everything else is copied (``EzPickle``
+        alone would rebuild an env that was never reset)."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key == "game":
+                new.__dict__[key] = value
+            elif key == "machine":
+                new.__dict__[key] = self.game.machine(self.backend)
+            else:
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
+
+    def __copy__(self):
+        return self.__deepcopy__({})
 
     def true_fluents(self) -> list[str]:
         """The fluents true now, as GDL text, sorted."""
@@ -415,9 +467,9 @@ class raw_env(AECEnv, EzPickle):
 def env(path=None, **kwargs):
     """The wrapped GDL env (PettingZoo-classic wrappers, as every ggpzoo env)."""
     e = raw_env(path, **kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)  # the hand-written envs' own: set_state-aware
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = OrderEnforcingWrapper(e)  # set_state counts as a reset; copies share nothing
     return e
 
 
