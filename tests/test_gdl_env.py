@@ -477,3 +477,47 @@ def test_wrapped_gdl_env_forgets_the_old_mask_on_set_state_and_copies_share_noth
     c.step(c.unwrapped.legal_actions()[0])
     assert c.unwrapped.true_fluents() != e.unwrapped.true_fluents()
     assert e.agent_selection == "xplayer" and e.unwrapped.legal_actions().size == 8
+
+
+@pytest.mark.parametrize("backend", ["exact", "compiled"])
+def test_parallel_env_a_failed_joint_move_changes_nothing(backend):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = gdl.parallel_env(gdl.load(FAILS_AFTER_M1), backend=backend)
+    obs, _ = p.reset()
+    m1, m2 = (p._aec.term_to_action(t, role="a") for t in ("(m 1)", "(m 2)"))
+    with pytest.raises(gdl.GDLError):
+        p.step({"a": m1})
+    assert p.agents == ["a"] and p._aec.true_fluents() == ["(s 0)"]
+    _, rewards, terms, _, _ = p.step({"a": m2})
+    assert terms == {"a": True} and rewards == {"a": 1.0}
+
+
+def test_parallel_env_of_a_game_over_at_its_start_has_no_live_agent():
+    import warnings
+
+    text = FAILS_AFTER_M1.replace("(<= terminal (true (s 2)))", "(<= terminal (true (s 0)))")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = gdl.parallel_env(gdl.load(text), backend="exact")
+    obs, infos = p.reset()
+    assert p.agents == [] and obs == {} and infos == {}
+    with pytest.raises(RuntimeError, match="after the game ended"):
+        p.step({"a": 0})
+
+
+def test_raw_env_before_reset_and_bad_roles_or_terms_give_one_line_errors():
+    e = gdl.raw_env(gdl.game_path("tictactoe"), backend="exact")
+    for call in (lambda: e.observe("xplayer"), lambda: e.legal_actions(), lambda: e.step(0), e.get_state):
+        with pytest.raises(RuntimeError, match="call reset"):
+            call()
+    e.reset()
+    with pytest.raises(ValueError, match="'bogus' is not a role of tictactoe"):
+        e.action_to_term(1, role="bogus")
+    with pytest.raises(ValueError, match="'bogus' is not a role"):
+        e.legal_actions("bogus")
+    with pytest.raises(ValueError, match="a move is GDL text"):
+        e.term_to_action(5)
+    assert e.action_to_term(e.term_to_action("(mark 2 2)")) == "(mark 2 2)"

@@ -106,6 +106,8 @@ def make_machine(game: Game, backend: str):
 
 def _one_term(text: str, what: str):
     """The one GDL term written ``text`` (a ``what``: "move", "fluent"), or a ValueError."""
+    if not isinstance(text, str):
+        raise ValueError(f"a {what} is GDL text such as '(mark 1 1)', got {type(text).__name__} {text!r}")
     try:
         rules = parse(text)
     except GDLError as e:
@@ -304,6 +306,7 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = r
 
     def step(self, action) -> None:
+        self._need_game()
         agent = self.agent_selection
         if not self.agents:
             raise RuntimeError("step() called after the game ended and every agent was removed; call reset()")
@@ -343,6 +346,8 @@ class raw_env(AECEnv, EzPickle):
         return v, fv
 
     def observe(self, agent):
+        self._need_game()
+        self._role(agent)
         v, fv = self._obs_vector(agent)
         out = {"observation": v, "action_mask": self._masks[agent].copy()}
         if self.grid:
@@ -353,15 +358,30 @@ class raw_env(AECEnv, EzPickle):
         return out
 
     # ------------------------------------------------------------------ moves as text
+    def _role(self, role: str | None) -> str:
+        """``role``, or the role to choose now; ValueError for a role the sheet does not have."""
+        if role is None:
+            self._need_game()
+            return self.agent_selection
+        if role not in self.actions:
+            raise ValueError(
+                f"{role!r} is not a role of {self.game.name}; its roles: {', '.join(self.possible_agents)}"
+            )
+        return role
+
+    def _need_game(self) -> None:
+        if self._state is None:
+            raise RuntimeError("no game yet: call reset() first")
+
     def action_to_term(self, action, role: str | None = None) -> str:
         """The GDL text of action id ``action`` of ``role`` (default ``agent_selection``)."""
-        role = role or self.agent_selection
+        role = self._role(role)
         a = integer_id(action, len(self.actions[role]))
         return to_text(self.actions[role][a])
 
     def term_to_action(self, text: str, role: str | None = None) -> int:
         """The action id of the move written ``text`` (GDL), for ``role`` (default ``agent_selection``)."""
-        role = role or self.agent_selection
+        role = self._role(role)
         i = self._action_ids[role].get(_one_term(text, "move"))
         if i is None:
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
@@ -373,15 +393,17 @@ class raw_env(AECEnv, EzPickle):
 
     def legal_actions(self, agent: str | None = None) -> np.ndarray:
         """The legal ids of ``agent`` (default ``agent_selection``) while it is to choose."""
-        return np.flatnonzero(self._masks[agent or self.agent_selection]).astype(np.int64)
+        self._need_game()
+        return np.flatnonzero(self._masks[self._role(agent)]).astype(np.int64)
 
     def legal_terms(self, agent: str | None = None) -> list[str]:
-        agent = agent or self.agent_selection
+        agent = self._role(agent)
         return [to_text(self.actions[agent][int(i)]) for i in self.legal_actions(agent)]
 
     # ------------------------------------------------------------------ state
     def get_state(self):
         """The machine state (a frozenset of fluents, or a bool array in the compiled path)."""
+        self._need_game()
         return self._state.copy() if isinstance(self._state, np.ndarray) else self._state
 
     def checked_state(self, state):
@@ -510,8 +532,10 @@ class parallel_env(ParallelEnv, EzPickle):
     def reset(self, seed=None, options=None):
         e = self._aec
         e.reset(seed=seed)
-        self.agents = self.possible_agents[:]
-        return self._obs(), {r: dict(e.infos[r]) for r in self.agents}
+        # A sheet whose game is over at its start: no agent is live (step() is refused).
+        self.agents = [] if e._over else self.possible_agents[:]
+        obs = self._obs()
+        return {r: obs[r] for r in self.agents}, {r: dict(e.infos[r]) for r in self.agents}
 
     def step(self, actions):
         e = self._aec
@@ -525,6 +549,12 @@ class parallel_env(ParallelEnv, EzPickle):
             if a not in e._legal[i]:
                 raise ValueError(f"action {a} = {to_text(e.actions[r][a])} is illegal for {r} now")
             joint.append(a)
+        out = []
+        e._guarded(lambda: out.append(self._play(joint)))  # a sheet's error leaves the game as it was
+        return out[0]
+
+    def _play(self, joint):
+        e = self._aec
         e._state = e.machine.next(e._state, joint)
         e._steps += 1
         # Take one joint move at a time: no forced moves played ahead here.
