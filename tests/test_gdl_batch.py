@@ -241,3 +241,24 @@ def test_threads_change_nothing(name):
     assert ra == rb and len(ra) > 64
     for x, y in zip(a, b, strict=True):
         assert all(np.array_equal(p, q) for p, q in zip(x, y, strict=True))
+
+
+def test_finished_games_kept_for_pop_results_are_bounded(monkeypatch):
+    # A batch whose results are never popped (a long training run) keeps only the newest.
+    import ggpzoo.engine.batch as engine_batch
+    import ggpzoo.gdl.batch as gdl_batch
+    from ggpzoo.engine import VectorGames
+
+    monkeypatch.setattr(gdl_batch, "MAX_RESULTS", 5)
+    monkeypatch.setattr(engine_batch, "MAX_RESULTS", 5)
+    for games in (
+        gdl_batch.GDLVectorGames(gdl.load(gdl.game_path("tictactoe")), num_games=4),
+        VectorGames("skirmish_endgame_v0", num_games=4),
+    ):
+        games.reset()
+        t = 0
+        while len(games._results) < 5 or t < 60:
+            games.step(games.random_actions(seed=t))
+            t += 1
+            assert len(games._results) <= 5
+        assert len(games.pop_results()) == 5 and games.pop_results() == []

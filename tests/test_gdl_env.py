@@ -521,3 +521,12 @@ def test_raw_env_before_reset_and_bad_roles_or_terms_give_one_line_errors():
     with pytest.raises(ValueError, match="a move is GDL text"):
         e.term_to_action(5)
     assert e.action_to_term(e.term_to_action("(mark 2 2)")) == "(mark 2 2)"
+
+
+def test_grid_layout_reads_only_ascii_digits_and_letters_as_coordinates():
+    from ggpzoo.gdl.envs import grid_layout
+
+    # '²' is a digit to str.isdigit() but no number: such a fluent is not on a grid
+    cells = [("cell", x, y, "x") for x in ("1", "2") for y in ("1", "2")]
+    assert grid_layout(cells) is not None
+    assert grid_layout([(c[0], "²" if c[1] == "1" else "³", *c[2:]) for c in cells]) is None

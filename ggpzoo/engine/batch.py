@@ -19,6 +19,7 @@ first call in a fresh install takes some seconds.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -39,7 +40,11 @@ from ggpzoo.engine.rng import stream
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.gamespec import ROLE, STEP
 
-__all__ = ["VectorGames", "StepResult", "play_games", "play"]
+__all__ = ["MAX_RESULTS", "VectorGames", "StepResult", "play_games", "play"]
+
+# pop_results() returns at most this many finished games (the newest): a batch whose results
+# are never popped (a long training run) keeps its memory flat.
+MAX_RESULTS = 100_000
 
 
 # ----------------------------------------------------------------------------- one game
@@ -240,7 +245,7 @@ class VectorGames:
         self.terminal = np.ones(n, np.bool_)
         self._scratch_b = np.zeros_like(self.boards)  # greedy's trial states, one row per game
         self._scratch_x = np.zeros_like(self.auxs)
-        self._results: list[tuple[int, int, int]] = []
+        self._results: deque = deque(maxlen=MAX_RESULTS)  # the newest finished games
         self._finished = np.zeros(n, np.bool_)
         self._final_goals = np.zeros((n, 2), np.int64)
         self._lengths = np.zeros(n, np.int32)
@@ -375,8 +380,10 @@ class VectorGames:
         return StepResult(rewards, finished, final_goals, lengths)
 
     def pop_results(self) -> list[tuple[int, int, int]]:
-        """The games finished since the last call: ``(white goal, black goal, length)`` each."""
-        results, self._results = self._results, []
+        """The games finished since the last call, at most the newest `MAX_RESULTS`:
+        ``(white goal, black goal, length)`` each."""
+        results = list(self._results)
+        self._results.clear()
         return results
 
 

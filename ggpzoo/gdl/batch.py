@@ -26,13 +26,14 @@ Every input is checked in Python before numba sees it: a bad one raises
 
 from __future__ import annotations
 
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 from numba import njit, prange
 
-from ggpzoo.engine.batch import _bool_array
+from ggpzoo.engine.batch import MAX_RESULTS, _bool_array
 from ggpzoo.engine.rng import random_legal, stream
 from ggpzoo.envs.propnet import kernel
 from ggpzoo.envs.propnet.kernel import CHOICE, ERRORS, MAX_FORCED, OK, OVER
@@ -290,7 +291,7 @@ class GDLVectorGames:
         self.goals = np.zeros((n, R), np.int64)
         self._S = (self._out, self._counts, self.over, self.truncated, self._mover, self.steps, self.goals)
         self._R = (np.zeros(n, np.bool_), np.zeros((n, R), np.int64), np.zeros(n, np.bool_), np.zeros(n, np.int64))
-        self._results: list = []
+        self._results: deque = deque(maxlen=MAX_RESULTS)  # the newest finished games
         self._started = False  # no game until reset()
 
     def kernel_tables(self) -> KernelTables:
@@ -492,6 +493,8 @@ class GDLVectorGames:
         return out + 0.0  # never -0.0
 
     def pop_results(self) -> list:
-        """The games finished since the last call: ``((goal per role), joint moves)`` each."""
-        results, self._results = self._results, []
+        """The games finished since the last call, at most the newest
+        `ggpzoo.engine.batch.MAX_RESULTS`: ``((goal per role), joint moves)`` each."""
+        results = list(self._results)
+        self._results.clear()
         return results

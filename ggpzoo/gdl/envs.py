@@ -62,7 +62,7 @@ __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
 
 
 def _coord(t) -> bool:
-    return type(t) is str and (t.isdigit() or (len(t) == 1 and t.isalpha()))
+    return type(t) is str and ((t.isascii() and t.isdigit()) or (len(t) == 1 and t.isascii() and t.isalpha()))
 
 
 def grid_layout(fluents: list):
