@@ -293,7 +293,17 @@ def _imports(path: pathlib.Path) -> set[str]:
 
 
 def test_the_engine_imports_only_the_games_and_itself():
-    allowed = ("numpy", "numba", "gymnasium", "ggpzoo.engine", "ggpzoo.envs", "__future__", "typing", "functools")
+    allowed = (
+        "numpy",
+        "numba",
+        "gymnasium",
+        "ggpzoo.engine",
+        "ggpzoo.envs",
+        "__future__",
+        "typing",
+        "functools",
+        "collections",
+    )
     forbidden = ("ggpzoo.envs.base", "pettingzoo")  # the AEC envs are above the engine
     for path in sorted((PACKAGE / "engine").glob("*.py")):
         for name in _imports(path):
