@@ -218,6 +218,21 @@ def _vals(T, W):
 
 
 # ----------------------------------------------------------------------------- the network
+@njit(cache=True, inline="always")
+def _atom_holds(vals, k, rstart, rend, lstart, lend, lits):
+    """1 if one of atom ``k``'s rules has every literal true in ``vals``, else 0."""
+    for r in range(rstart[k], rend[k]):
+        ok = 1
+        for li in range(lstart[r], lend[r]):
+            lit = lits[li]
+            if (vals[lit >> 1] ^ (lit & 1)) == 0:
+                ok = 0
+                break
+        if ok:
+            return 1
+    return 0
+
+
 @njit(cache=True)
 def _eval(vals, T, base):
     """Evaluate the atoms of the phase whose tables start at ``base`` (``A_ORDER`` or
@@ -228,18 +243,7 @@ def _eval(vals, T, base):
     for g in range(gstart.shape[0]):
         if gcyc[g] == 0:
             for k in range(gstart[g], gend[g]):
-                v = 0
-                for r in range(rstart[k], rend[k]):
-                    ok = 1
-                    for li in range(lstart[r], lend[r]):
-                        lit = lits[li]
-                        if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                            ok = 0
-                            break
-                    if ok:
-                        v = 1
-                        break
-                vals[order[k]] = v
+                vals[order[k]] = _atom_holds(vals, k, rstart, rend, lstart, lend, lits)
         else:  # a component with a positive cycle: iterated to its least fixpoint
             for k in range(gstart[g], gend[g]):
                 vals[order[k]] = 0
@@ -247,19 +251,9 @@ def _eval(vals, T, base):
             while changed:
                 changed = False
                 for k in range(gstart[g], gend[g]):
-                    if vals[order[k]]:
-                        continue
-                    for r in range(rstart[k], rend[k]):
-                        ok = 1
-                        for li in range(lstart[r], lend[r]):
-                            lit = lits[li]
-                            if (vals[lit >> 1] ^ (lit & 1)) == 0:
-                                ok = 0
-                                break
-                        if ok:
-                            vals[order[k]] = 1
-                            changed = True
-                            break
+                    if not vals[order[k]] and _atom_holds(vals, k, rstart, rend, lstart, lend, lits):
+                        vals[order[k]] = 1
+                        changed = True
 
 
 @njit(cache=True)
