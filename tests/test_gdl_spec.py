@@ -8,14 +8,16 @@ import ggpzoo.envs
 from ggpzoo import gdl
 from ggpzoo.agents import GDLMCTSAgent, RandomAgent, make_agent
 from ggpzoo.envs import spec
-from ggpzoo.gdl.spec import GDLSpec, gdl_game
+from ggpzoo.envs.gamespec import GameSpec
+from ggpzoo.gdl.spec import gdl_game
 from ggpzoo.tools.arena import round_robin
 from ggpzoo.tools.cli import main
 
 
 def test_spec_of_a_shipped_sheet_and_of_a_path_agree():
     s = spec("gdl:tictactoe")
-    assert isinstance(s, GDLSpec) and s.kind == "gdl" and spec("amazons_v0").kind == "kernel"
+    assert isinstance(s, GameSpec) and s.game is not None and spec("amazons_v0").game is None
+    assert s.simultaneous and not spec("amazons_v0").simultaneous  # both roles have a choice of moves
     assert s is spec("gdl:tictactoe")  # cached: one load per sheet
     assert s.agents == ("xplayer", "oplayer") and s.sheet == "tictactoe" and s.label == "gdl_tictactoe"
     game = gdl.load(gdl.game_path("tictactoe"))
@@ -110,3 +112,29 @@ def test_bench_env_gdl_is_bench_gdl(capsys):
     assert out.splitlines()[1].startswith("tictactoe ") and "atoms" in out
     assert main(["bench", "--env=gdl:connect_four", *argv]) == 0
     assert "connect_four " in capsys.readouterr().out
+
+
+def test_the_old_spec_class_name_warns_and_is_the_one_spec_class():
+    with pytest.warns(DeprecationWarning, match="GameSpec"):
+        from ggpzoo.gdl import GDLSpec
+    assert GDLSpec is GameSpec
+
+
+@pytest.mark.parametrize("name", ["gdl:tictactoe", "gdl:connect_four", "skirmish_v0"])
+def test_the_protocols_observation_is_the_envs(name):
+    """``dispatch.observation`` writes what the AEC env's ``observe`` shows, for kernels and sheets."""
+    import numpy as np
+
+    from ggpzoo.engine import dispatch as D
+
+    s = spec(name)
+    board, aux = s.new_state()
+    T, W = s.tables, s.work()
+    legal, goals = np.zeros(s.max_legal, np.int32), np.zeros(s.num_roles, np.int32)
+    assert D.status(s.kernel_id, board, aux, T, W, legal, goals) > 0
+    env = s.raw_env()
+    env.reset(seed=0)
+    for r, agent in enumerate(s.agents):
+        out = np.zeros(s.planes_shape, np.float32)
+        D.observation(s.kernel_id, board, aux, T, r, out)
+        assert np.array_equal(out.reshape(s.obs_shape), np.asarray(env.observe(agent)["observation"], np.float32))

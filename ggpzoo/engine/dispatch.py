@@ -30,7 +30,10 @@ family (``T`` and ``W`` empty for the hand-written kernels, [`NO_TABLES`][ggpzoo
 * ``step(game, board, aux, T, W, action)``: that role plays ``action``;
 * ``role_legal(game, board, aux, T, W, role, out)`` and ``step_joint(game, board, aux, T,
   W, ids)``: one role's legal actions, and a joint move (one action per role), for
-  simultaneous states.
+  simultaneous states;
+* ``observation(game, board, aux, T, role, out)``: what ``role`` sees, into ``out`` of
+  shape ``spec.planes_shape`` (``(H, W, planes)``; a sheet's is ``(1, 1, fluents + roles)``,
+  its env's observation vector).
 
 A GDL ``board`` is the state's fluent vector (int8, 0 or 1) and its ``aux`` has
 `ggpzoo.envs.propnet.kernel.AUX_SIZE` slots; joint moves where no role has a choice are
@@ -74,6 +77,7 @@ __all__ = [
     "step",
     "role_legal",
     "step_joint",
+    "observation",
 ]
 
 # The hand-written kernel families, by id: the branches below follow this order.
@@ -309,3 +313,13 @@ def step_joint(game, board, aux, T, W, ids):
     if game == PROPNET:
         return propnet.apply_joint(T, W, board, aux, ids)
     return step(game, board, aux, T, W, ids[aux[0]])
+
+
+@njit(cache=True)
+def observation(game, board, aux, T, role, out):
+    """What ``role`` sees into ``out`` (``spec.planes_shape``: the env's observation planes; for
+    a sheet ``(1, 1, n)``, its base set's fluents then a one-hot of the role)."""
+    if game == PROPNET:
+        propnet.observe(T, board, role, out[0, 0])
+    else:
+        observe(game, board, aux, role, out)

@@ -2,12 +2,10 @@
 
 ``SPECS`` maps each env name to its [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]: registering a game
 is one line in the tuple below. ``spec(name)`` looks one up without importing PettingZoo
-(a name ``gdl:SHEET`` gives a GDL game's [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec]);
+(a name ``gdl:SHEET`` gives a GDL rule sheet's spec, `ggpzoo.gdl.spec.gdl_spec()`);
 ``from ggpzoo.envs import amazons_v0`` gives the env module (``env()``, ``raw_env``), and
 `ggpzoo` registers every entry with PettingZoo's registry as ``ggpzoo/<game>-v<N>``.
 """
-
-import importlib
 
 from ggpzoo.envs.amazons.spec import AMAZONS, AMAZONS_SPLIT
 from ggpzoo.envs.gamespec import GameSpec
@@ -33,10 +31,8 @@ ENVS = {name: s.env_module for name, s in SPECS.items()}
 
 
 def spec(name: str):
-    """The spec of env ``name``: a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec], or for ``gdl:SHEET`` (a sheet shipped in
-    ``ggpzoo/gdl/games/`` or a ``.kif`` path) a GDL game's
-    [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec], whose ``kind`` is ``"gdl"``; ValueError naming the
-    known envs otherwise."""
+    """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of env ``name``, also for ``gdl:SHEET`` (a sheet shipped in
+    ``ggpzoo/gdl/games/`` or a ``.kif`` path); ValueError naming the known envs otherwise."""
     try:
         return SPECS[name]
     except (KeyError, TypeError):
@@ -55,11 +51,8 @@ def registry_id(name: str) -> str:
 
 def load(name: str):
     """The env module of ``name`` (``env()`` and ``raw_env``; imports PettingZoo); for a GDL
-    game, the same factories bound to its sheet ([`module()`][ggpzoo.gdl.spec.GDLSpec.module])."""
-    s = spec(name)
-    if s.kind == "gdl":
-        return s.module()
-    return importlib.import_module(s.env_module)
+    game, the same factories bound to its sheet ([`module()`][ggpzoo.envs.gamespec.GameSpec.module])."""
+    return spec(name).module()
 
 
 def __getattr__(name):  # lazy `from ggpzoo.envs import amazons_v0`

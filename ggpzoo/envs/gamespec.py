@@ -1,14 +1,25 @@
 """``GameSpec``: the static facts of one game, in one frozen record.
 
-Every game has one spec, written next to its kernel (``ggpzoo/envs/<family>/spec.py``) and
-registered in `ggpzoo.envs`. The AEC env class is built from it, and every tool,
-wrapper, agent and the batched engine asks the spec instead of testing the game's name
-(OpenSpiel's ``GameType``/``Game`` facts and pgx's ``Env`` properties play the same part)::
+Every game has one spec. A hand-written game's is written next to its kernel
+(``ggpzoo/envs/<family>/spec.py``) and registered in `ggpzoo.envs`; a GDL rule sheet's is
+made when the sheet is read (``spec("gdl:tictactoe")``, `ggpzoo.gdl.spec.gdl_spec()`),
+with the table interpreter of compiled sheets as its kernel. The env classes are built
+from it, and every tool, wrapper, agent and the batched engine asks the spec for the
+capabilities it needs (roles, ``simultaneous``, action counts, observation shape, training
+aids) instead of testing the game's name or kind (OpenSpiel's ``GameType``/``Game`` facts and
+pgx's ``Env`` properties play the same part)::
 
     >>> import ggpzoo.envs
     >>> s = ggpzoo.envs.spec("skirmish_v0")
     >>> s.num_actions, s.obs_shape, s.action_parts
     (4096, (8, 8, 17), ('piece', 'destination'))
+    >>> t = ggpzoo.envs.spec("gdl:tictactoe")
+    >>> t.agents, t.action_counts, t.simultaneous
+    (('xplayer', 'oplayer'), {'xplayer': 10, 'oplayer': 10}, True)
+
+The arrays of the engine's game protocol (`ggpzoo.engine.dispatch`) come from the spec
+too: ``kernel_id``, ``variant``, the read-only tables ``tables`` and a work area per game
+``work()`` (both empty for a hand-written kernel), ``board_size`` and ``aux_size``.
 
 A spec needs numpy and numba only: no PettingZoo, no gymnasium.
 """
@@ -18,8 +29,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from types import MappingProxyType, ModuleType
-from typing import ClassVar
 
 import numpy as np
 
@@ -71,16 +82,20 @@ class GameSpec:
         recipe: the game's training recipe, what differs from the defaults of
             [`ggpzoo.training.train.DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] (reward, shaping,
             decomposition, network, discount...): what ``python -m ggpzoo train`` and ``bench --train`` use.
+        agents: the roles, in order (role ``i`` is ``aux[ROLE] == i``).
+        role_actions: each role's action count, when the roles' action spaces differ in
+            size; None when every role has ``num_actions``.
+        simultaneous: whether several roles may choose at once in some state (a GDL sheet
+            where more than one role has a choice of moves); the game protocol's
+            ``status`` then says ``SIMULTANEOUS`` in those states.
+        game: the loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] of a GDL game; None for a
+            hand-written one.
+        path: a GDL game's ``.kif`` file (empty for a sheet loaded from text).
         references: other implementations of the same or a similar game, for the
             benchmark ([`ggpzoo.tools.bench`][ggpzoo.tools.bench]): ``"openspiel"`` an OpenSpiel game timed through
             ``rl_environment`` and ``"pyspiel"`` one timed through its C++ state API, each
             ``(game, params, actions per turn)``; ``"chess"`` a PettingZoo classic env name.
     """
-
-    # What kind of game: "kernel" (a rules kernel; this class) or "gdl" (a rule sheet,
-    # `ggpzoo.gdl.spec.GDLSpec`). Tools that take both ask this.
-    kind: ClassVar[str] = "kernel"
-    agents: ClassVar[tuple[str, ...]] = AGENTS
 
     name: str
     kernel: ModuleType
@@ -103,6 +118,11 @@ class GameSpec:
     num_feature_planes: int = 0
     recipe: Mapping[str, object] = field(default_factory=dict)
     references: Mapping[str, tuple] = field(default_factory=dict)
+    agents: tuple[str, ...] = AGENTS
+    role_actions: tuple[int, ...] | None = None
+    simultaneous: bool = False
+    game: object | None = None
+    path: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "references", MappingProxyType(dict(self.references)))
@@ -110,6 +130,77 @@ class GameSpec:
 
     def __repr__(self) -> str:
         return f"GameSpec({self.name!r})"
+
+    # ------------------------------------------------------------------ capabilities
+    @property
+    def num_roles(self) -> int:
+        return len(self.agents)
+
+    @property
+    def action_counts(self) -> dict[str, int]:
+        """role -> the size of its ``Discrete`` action space."""
+        counts = self.role_actions or (self.num_actions,) * self.num_roles
+        return dict(zip(self.agents, (int(c) for c in counts), strict=True))
+
+    @property
+    def sheet(self) -> str | None:
+        """A GDL game's sheet name (``"tictactoe"`` for ``gdl:tictactoe`` and
+        ``gdl:dir/tictactoe.kif``); None for a hand-written game."""
+        return None if self.game is None else self.game.name
+
+    @property
+    def num_fluents(self) -> int:
+        """A GDL game's base set size (its observation's fluents); 0 for a hand-written game."""
+        return 0 if self.game is None else len(self.game.fluents)
+
+    @property
+    def label(self) -> str:
+        """A name safe for file and folder names: the env name, ``"gdl_tictactoe"`` for a sheet."""
+        return f"gdl_{self.game.name}" if self.game is not None else self.name
+
+    @property
+    def kernel_id(self) -> int:
+        """The game's id in the engine's dispatch ([`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch])."""
+        from ggpzoo.engine.dispatch import kernel_id
+
+        return kernel_id(self.kernel)
+
+    @cached_property
+    def network(self):
+        """A GDL game's compiled network ([`ggpzoo.gdl.propnet.Propnet`][ggpzoo.gdl.propnet.Propnet]), built once
+        (grounding the sheet); ValueError for a hand-written game."""
+        if self.game is None:
+            raise ValueError(f"{self.name} is a hand-written game: it has no compiled network")
+        return self.game.propnet()
+
+    @property
+    def tables(self) -> np.ndarray:
+        """The read-only tables ``T`` of the game protocol (empty for a hand-written kernel)."""
+        if self.game is None:
+            from ggpzoo.engine.dispatch import NO_TABLES
+
+            return NO_TABLES
+        return self.network.tables
+
+    def work(self) -> np.ndarray:
+        """A new work area ``W`` of one game (``int32``; empty for a hand-written kernel)."""
+        if self.game is None:
+            return np.zeros(0, np.int32)
+        return self.network.work()
+
+    @property
+    def board_size(self) -> int:
+        """The length of a state's ``board`` (``int8``): cells, or a sheet's state fluents."""
+        if self.game is None:
+            return self.num_cells
+        return len(self.network.fluents)
+
+    @property
+    def planes_shape(self) -> tuple[int, int, int]:
+        """The shape the game protocol's ``observation`` writes: ``obs_shape``, or
+        ``(1, 1, n)`` for a sheet's observation vector of ``n``."""
+        shape = self.obs_shape
+        return shape if len(shape) == 3 else (1, 1, shape[0])
 
     # ------------------------------------------------------------------ derived facts
     @property
@@ -130,11 +221,17 @@ class GameSpec:
 
     @property
     def max_legal(self) -> int:
-        """An upper bound on the number of legal actions in any state."""
+        """An upper bound on the number of legal actions of one role in any state."""
+        if self.game is not None:
+            return max(int(self.network.max_legal), 1)
         return int(self.kernel.MAX_LEGAL)
 
     @property
-    def obs_shape(self) -> tuple[int, int, int]:
+    def obs_shape(self) -> tuple[int, ...]:
+        """The observation's shape: ``(H, W, planes)``, or ``(planes,)`` for a sheet (its
+        base set's fluents, then a one-hot of the role)."""
+        if self.game is not None:
+            return (self.num_planes,)
         return (self.height, self.width, self.num_planes)
 
     def action_cells(self) -> np.ndarray:
@@ -167,9 +264,17 @@ class GameSpec:
     # ------------------------------------------------------------------ states
     def new_state(self) -> tuple[np.ndarray, np.ndarray]:
         """A fresh ``(board, aux)`` at the start position."""
-        board = np.zeros(self.num_cells, np.int8)
+        board = np.zeros(self.board_size, np.int8)
         aux = np.zeros(self.aux_size, np.int32)
-        self.kernel.init(board, aux, self.variant)
+        if self.game is None:
+            self.kernel.init(board, aux, self.variant)
+            return board, aux
+        from ggpzoo.engine.dispatch import start
+        from ggpzoo.envs.propnet.kernel import ERRORS
+
+        code = start(self.kernel_id, board, aux, self.tables, self.work(), self.variant)
+        if code != 0:
+            raise ValueError(f"{self.name}: {ERRORS.get(code + 10, code)}")
         return board, aux
 
     def check_state(self, state) -> tuple[np.ndarray, np.ndarray]:
@@ -182,9 +287,31 @@ class GameSpec:
         return checked_state(state, self.kernel, self.variant, self.name)
 
     # ------------------------------------------------------------------ env
+    def _factory(self, name: str):
+        f = getattr(importlib.import_module(self.env_module), name)
+        return f if self.game is None else partial(f, self.game)
+
     def env_factory(self):
-        """The ``env()`` factory (imports PettingZoo)."""
-        return importlib.import_module(self.env_module).env
+        """The ``env()`` factory (imports PettingZoo): ``env(**kwargs)`` makes the wrapped AEC env."""
+        return self._factory("env")
+
+    def env(self, **kwargs):
+        """The wrapped AEC env of this game (PettingZoo's ``env()``)."""
+        return self._factory("env")(**kwargs)
+
+    def raw_env(self, **kwargs):
+        """The unwrapped AEC env of this game."""
+        return self._factory("raw_env")(**kwargs)
+
+    def module(self):
+        """What [`ggpzoo.envs.load()`][ggpzoo.envs.load] returns: the env module, or for a sheet its
+        ``env``, ``raw_env`` and ``parallel_env`` bound to it."""
+        if self.game is None:
+            return importlib.import_module(self.env_module)
+        from types import SimpleNamespace
+
+        names = ("env", "raw_env", "parallel_env")
+        return SimpleNamespace(**{n: self._factory(n) for n in names})
 
     def decomposition_wrapper(self):
         """The wrapper class named by ``decomposition`` (imports PettingZoo), or None."""

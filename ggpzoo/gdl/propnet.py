@@ -345,7 +345,8 @@ class Propnet:
         }
         nr, width = len(self.roles), max(self.max_legal, 1)
         work = {K.W_VALS: (na + 3) // 4, K.W_OUT: nr * width, K.W_COUNTS: nr, K.W_IDS: nr}
-        tables = {K.TRUE_IDS: self.true_ids, K.INIT: self.init}
+        obs_src = np.array([self.fluent_index.get(f, -1) for f in self.game.fluents], np.int32)
+        tables = {K.TRUE_IDS: self.true_ids, K.INIT: self.init, K.OBS_SRC: obs_src}
         for base, ph in ((K.A_ORDER, self.phase_a), (K.B_ORDER, self.phase_b)):
             for j, arr in enumerate(ph.arrays()):
                 tables[base + j] = arr

@@ -1,15 +1,14 @@
-"""``GDLSpec``: a GDL rule sheet as one more kind of game, named ``gdl:SHEET``.
+"""A GDL rule sheet as one more game, named ``gdl:SHEET``: its [`GameSpec`][ggpzoo.envs.gamespec.GameSpec].
 
-A hand-written game is a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] (``kind == "kernel"``); a
-GDL game is a [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec] (``kind == "gdl"``). Both are what
-[`ggpzoo.envs.spec()`][ggpzoo.envs.spec] returns for an env name, so every tool that takes ``--env NAME``
-takes ``gdl:tictactoe`` (a sheet shipped in ``ggpzoo/gdl/games/``) or ``gdl:PATH.kif`` too,
-and asks the spec instead of testing what kind of object it was given::
+A sheet's spec is a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] like a hand-written game's, with the table
+interpreter of compiled sheets as its kernel, so every tool that takes ``--env NAME`` takes
+``gdl:tictactoe`` (a sheet shipped in ``ggpzoo/gdl/games/``) or ``gdl:PATH.kif`` too, and
+asks the spec for what it needs::
 
     >>> import ggpzoo.envs
     >>> s = ggpzoo.envs.spec("gdl:tictactoe")
-    >>> s.kind, s.agents, s.action_counts
-    ('gdl', ('xplayer', 'oplayer'), {'xplayer': 10, 'oplayer': 10})
+    >>> s.agents, s.action_counts, s.label
+    (('xplayer', 'oplayer'), {'xplayer': 10, 'oplayer': 10}, 'gdl_tictactoe')
     >>> s.raw_env().possible_agents
     ['xplayer', 'oplayer']
 
@@ -21,17 +20,15 @@ cached by sheet path: every ``spec("gdl:tictactoe")`` is the same object, with o
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from functools import cached_property
-from types import SimpleNamespace
-from typing import ClassVar
 
+from ggpzoo.envs.gamespec import GameSpec
+from ggpzoo.envs.propnet import kernel as propnet_kernel
 from ggpzoo.gdl.game import Game, load
 
-__all__ = ["GDLSpec", "PREFIX", "gdl_spec", "gdl_game", "is_gdl_name", "sheet_path"]
+__all__ = ["PREFIX", "gdl_spec", "gdl_game", "is_gdl_name", "sheet_path"]
 
 PREFIX = "gdl:"
-_CACHE: dict[str, GDLSpec] = {}
+_CACHE: dict[str, GameSpec] = {}
 
 
 def is_gdl_name(name) -> bool:
@@ -53,107 +50,58 @@ def sheet_path(sheet: str) -> str:
     return game_path(sheet)
 
 
-@dataclass(frozen=True, eq=False)
-class GDLSpec:
-    """What one GDL game is: its sheet, roles and action spaces, and its env factories.
-
-    Args:
-        name: the env name, ``"gdl:SHEET"`` as the user gave it (a shipped sheet's name or
-            a path), which [`ggpzoo.envs.spec()`][ggpzoo.envs.spec] maps back to this spec.
-        path: the ``.kif`` file (empty for the spec of a game loaded from text, see
-            [`gdl_spec()`][ggpzoo.gdl.spec.gdl_spec]).
-    """
-
-    kind: ClassVar[str] = "gdl"
-
-    name: str
-    path: str
-
-    def __repr__(self) -> str:
-        return f"GDLSpec({self.name!r})"
-
-    @cached_property
-    def game(self) -> Game:
-        """The loaded, checked game ([`Game`][ggpzoo.gdl.game.Game]), read once."""
-        return load(self.path)
-
-    @property
-    def sheet(self) -> str:
-        """The sheet's name: ``"tictactoe"`` for ``gdl:tictactoe`` and ``gdl:dir/tictactoe.kif``."""
-        return self.game.name
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        """The roles, in the sheet's order: the env's agents."""
-        return tuple(self.game.roles)
-
-    @property
-    def action_counts(self) -> dict[str, int]:
-        """role -> the size of its ``Discrete`` action space."""
-        return {r: len(ms) for r, ms in self.game.actions.items()}
-
-    @property
-    def num_fluents(self) -> int:
-        """The size of the base set (the fluent vector of the observation)."""
-        return len(self.game.fluents)
-
-    @property
-    def label(self) -> str:
-        """A name safe for file and folder names: ``"gdl_tictactoe"``."""
-        return f"gdl_{self.sheet}"
-
-    # ------------------------------------------------------------------ env
-    def raw_env(self, **kwargs):
-        """[`ggpzoo.gdl.envs.raw_env`][ggpzoo.gdl.envs.raw_env] of this game."""
-        from ggpzoo.gdl.envs import raw_env
-
-        return raw_env(self.game, **kwargs)
-
-    def env(self, **kwargs):
-        """[`ggpzoo.gdl.envs.env()`][ggpzoo.gdl.envs.env] of this game: the wrapped AEC env."""
-        from ggpzoo.gdl.envs import env
-
-        return env(self.game, **kwargs)
-
-    def parallel_env(self, **kwargs):
-        """[`ggpzoo.gdl.envs.parallel_env`][ggpzoo.gdl.envs.parallel_env] of this game."""
-        from ggpzoo.gdl.envs import parallel_env
-
-        return parallel_env(self.game, **kwargs)
-
-    def env_factory(self):
-        """The ``env()`` factory, as `GameSpec.env_factory()` gives it."""
-        return self.env
-
-    def module(self) -> SimpleNamespace:
-        """What [`ggpzoo.envs.load()`][ggpzoo.envs.load] returns for this game: ``env``, ``raw_env`` and
-        ``parallel_env`` bound to the sheet, as an env module has them."""
-        return SimpleNamespace(env=self.env, raw_env=self.raw_env, parallel_env=self.parallel_env)
+def _sheet_spec(name: str, game: Game, path: str) -> GameSpec:
+    """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of a loaded sheet: its kernel is the table
+    interpreter of compiled sheets (`ggpzoo.envs.propnet.kernel`)."""
+    counts = tuple(len(game.actions[r]) for r in game.roles)
+    return GameSpec(
+        name=name,
+        kernel=propnet_kernel,
+        variant=0,
+        num_actions=max(counts, default=0),
+        num_planes=len(game.fluents) + len(game.roles),
+        env_module="ggpzoo.gdl.envs",
+        piece_chars="",
+        action_parts=(),
+        agents=tuple(game.roles),
+        role_actions=counts,
+        simultaneous=sum(c > 1 for c in counts) > 1,
+        game=game,
+        path=path,
+    )
 
 
-def gdl_spec(name_or_game) -> GDLSpec:
-    """The spec of ``"gdl:SHEET"`` (cached by the sheet's path), or of a loaded
+def gdl_spec(name_or_game) -> GameSpec:
+    """The spec of ``"gdl:SHEET"`` (read once, cached by the sheet's path), or of a loaded
     [`Game`][ggpzoo.gdl.game.Game] (named after it, not cached)."""
     if isinstance(name_or_game, Game):
-        spec = GDLSpec(PREFIX + name_or_game.name, "")
-        spec.__dict__["game"] = name_or_game  # the cached_property's slot: no second load
-        return spec
+        return _sheet_spec(PREFIX + name_or_game.name, name_or_game, "")
     if not is_gdl_name(name_or_game):
         raise ValueError(f"a GDL game's name starts with {PREFIX!r}, e.g. gdl:tictactoe; got {name_or_game!r}")
     path = sheet_path(name_or_game[len(PREFIX) :])
     if path not in _CACHE:
-        _CACHE[path] = GDLSpec(name_or_game, path)
+        _CACHE[path] = _sheet_spec(name_or_game, load(path), path)
     return _CACHE[path]
 
 
 def gdl_game(env) -> Game | None:
     """The [`Game`][ggpzoo.gdl.game.Game] of a GDL game named ``gdl:SHEET``, given as a loaded
-    game, or as its [`GDLSpec`][ggpzoo.gdl.spec.GDLSpec]; None for anything else (a hand-written game's name).
-    Tools that take both kinds of game call this once where they start."""
+    game, or as its spec; None for anything else (a hand-written game)."""
     if isinstance(env, Game):
         return env
-    if isinstance(env, GDLSpec):
+    if isinstance(env, GameSpec):
         return env.game
     if is_gdl_name(env):
         return gdl_spec(env).game
     return None
+
+
+def __getattr__(name):
+    if name == "GDLSpec":  # the old name of a sheet's spec class (0.6)
+        import warnings
+
+        warnings.warn(
+            "ggpzoo.gdl.spec.GDLSpec is deprecated: a sheet's spec is a ggpzoo.envs.GameSpec", DeprecationWarning, 2
+        )
+        return GameSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -71,6 +71,7 @@ __all__ = [
     "apply",
     "role_legal",
     "apply_joint",
+    "observe",
 ]
 
 # What a state is (`status()`), and what went wrong (negative codes).
@@ -127,6 +128,7 @@ TABLES = (
         "live_index",  # per atom: its index among the legal atoms if the live list holds it, else -1
         "init",  # the initial state
         "snap",  # the work area at the initial state (W[:W_KEEP])
+        "obs_src",  # per observation column (the sheet's base set): its fluent in the state, or -1
     )
 )
 (
@@ -168,6 +170,7 @@ TABLES = (
     LIVE_INDEX,
     INIT,
     SNAP,
+    OBS_SRC,
 ) = range(len(TABLES))
 HEADER = TAB + 2 * len(TABLES)
 
@@ -803,3 +806,15 @@ def apply(T, W, board, aux, action):
         ids[r] = out[r, 0]
     ids[aux[_ROLE]] = action
     return apply_joint(T, W, board, aux, ids)
+
+
+@njit(cache=True)
+def observe(T, board, role, out):
+    """The observation of ``role`` into ``out`` (1-D): the sheet's base set, each fluent 1
+    when it holds in ``board``, then a one-hot of the role (the GDL env's ``observation``)."""
+    src = table(T, OBS_SRC)
+    out[:] = 0
+    for j in range(src.shape[0]):
+        if src[j] >= 0:
+            out[j] = board[src[j]]
+    out[src.shape[0] + role] = 1
