@@ -151,7 +151,7 @@ class GDLAZNet(nn.Module):
     def __init__(self, env_name: str, width: int = 128, blocks: int = 3, value_hidden: int = 64):
         super().__init__()
         s = _spec(env_name)
-        if getattr(s, "kind", None) != "gdl":
+        if s.game is None:
             raise ValueError(f"GDLAZNet plays GDL games (gdl:SHEET), got {env_name!r}")
         if min(width, blocks + 1, value_hidden) < 1:
             raise ValueError(f"width, value_hidden must be >= 1 and blocks >= 0, got {width}, {blocks}, {value_hidden}")

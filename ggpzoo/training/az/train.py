@@ -275,7 +275,7 @@ class KernelSelfPlay:
 def self_play(env: str):
     """The game adapter of ``env``: [`KernelSelfPlay`][ggpzoo.training.az.train.KernelSelfPlay], or for ``gdl:SHEET``
     `GDLSelfPlay`."""
-    if getattr(_spec(env), "kind", None) == "gdl":
+    if _spec(env).game is not None:
         from ggpzoo.training.az.gdl import GDLSelfPlay
 
         return GDLSelfPlay(env)
