@@ -149,23 +149,10 @@ def test_grounding_is_the_same_under_every_hash_seed():
 
 
 def _lockstep(g, games: int, seed: int = 0) -> int:
-    """Random games on the compiled and exact paths side by side; returns the plies played."""
-    rng = np.random.default_rng(seed)
-    m_c, m_e = g.machine("compiled"), g.machine("exact")
-    plies = 0
-    for _ in range(games):
-        s_c, s_e = m_c.initial(), m_e.initial()
-        while True:
-            assert m_c.terminal(s_c) == m_e.terminal(s_e)
-            if m_c.terminal(s_c):
-                assert list(m_c.goals(s_c)) == list(m_e.goals(s_e))
-                break
-            legal_c, legal_e = m_c.legal(s_c), m_e.legal(s_e)
-            assert [list(a) for a in legal_c] == [list(a) for a in legal_e]
-            joint = [int(rng.choice(a)) for a in legal_c]
-            s_c, s_e = m_c.next(s_c, joint), m_e.next(s_e, joint)
-            plies += 1
-    return plies
+    """Random games on the compiled and exact paths side by side; returns the joint moves played."""
+    from ggpzoo.gdl.cli import compare_paths
+
+    return compare_paths(g, games, seed, max_steps=10**6)
 
 
 def test_own_sheet_grounds_as_expected():

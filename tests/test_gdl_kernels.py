@@ -1,22 +1,22 @@
 """ggpzoo's GDL editions of the five games against the hand-written kernels, in lockstep.
 
-Random games are played on the kernel; at every step the GDL game (compiled path on every
-step, exact path on the first game of each test) must agree: the terminal test (the
-sheet's, or a role with no legal move: the rules every game shares, docs/games/index.md),
-both goals, and the legal set of the role in control mapped to kernel ids (the other
-role's only move is ``noop``).
+Random games are played on the kernel and the sheet through `ggpzoo.engine.machine.machines_agree`
+(the sheet compiled, or on the exact reasoner): at every state both must agree on the end (the
+sheet's terminal test, or a role with no legal move: the rules every game shares,
+docs/games/index.md), both goals, and the legal set of the role in control mapped to the
+sheet's moves (the other role has no choice).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from ggpzoo import gdl
+from ggpzoo.engine.machine import ArrayMachine, machines_agree
+from ggpzoo.envs import spec
 from ggpzoo.envs.amazons import kernel as AK
-from ggpzoo.envs.mad_bishops import kernel as MK
-from ggpzoo.envs.skirmish import kernel as SK
-from ggpzoo.gdl.syntax import to_text
+from ggpzoo.gdl.machine import ReasonerMachine
+from ggpzoo.gdl.spec import gdl_spec
 
 _GAMES: dict = {}
 
@@ -27,87 +27,59 @@ def game(name):
     return _GAMES[name]
 
 
-def machine(name, backend):
-    key = (name, backend)
-    if key not in _GAMES:
-        _GAMES[key] = game(name).machine(backend)
-    return _GAMES[key]
-
-
-def _cell(x, y, w):
-    return (int(y) - 1) * w + (int(x) - 1)
-
-
-def kernel_id(name, term, aux):
-    """The kernel action id of the GDL move ``term`` (the id formulas of the game pages)."""
-    if name == "amazons":
-        assert term[0] == "play"
-        x1, y1, x2, y2, x3, y3 = term[1:]
-        src, dst, arrow = _cell(x1, y1, 10), _cell(x2, y2, 10), _cell(x3, y3, 10)
-        assert AK.BASE[src, dst] >= 0
-        return int(AK.BASE[src, dst]) + int(AK.QPOS[dst, arrow])
-    if name == "amazons_split" and term[0] == "fire":
-        return int(aux[AK.FIRER]) * 100 + _cell(term[1], term[2], 10)
-    assert term[0] == "move", term
-    w = 8 if name.startswith("skirmish") else 10
-    return _cell(term[1], term[2], w) * w * w + _cell(term[3], term[4], w)
-
-
-KERNELS = {
-    "amazons": (AK, AK.AMAZONS),
-    "amazons_split": (AK, AK.SPLIT),
-    "mad_bishops": (MK, 0),
-    "skirmish": (SK, SK.SKIRMISH),
-    "skirmish_endgame": (SK, SK.ENDGAME),
+# The GDL edition of each hand-written game, and its env.
+ENVS = {
+    "amazons": "amazons_v0",
+    "amazons_split": "amazons_split_v0",
+    "mad_bishops": "mad_bishops_v0",
+    "skirmish": "skirmish_v0",
+    "skirmish_endgame": "skirmish_endgame_v0",
 }
 
 
-def _check_state(name, K, board, aux, m, state, legal_buf):
-    """Compare one state; return (kernel legal ids, map kernel id -> GDL id) or None at the end."""
-    g = m.game
-    over = bool(K.is_terminal(board, aux))
-    term = m.terminal(state)
-    legal = None if term else m.legal(state)
-    gdl_over = term or any(len(l) == 0 for l in legal)
-    assert gdl_over == over, f"{name}: terminal {gdl_over} (GDL) vs {over} (kernel)"
-    kg = tuple(int(v) for v in K.goals(board, aux))
-    assert tuple(int(v) for v in m.goals(state)) == kg, f"{name}: goals differ"
-    if over:
-        return None
-    role = int(aux[0])
-    n = K.legal_actions(board, aux, legal_buf)
-    kl = sorted(int(a) for a in legal_buf[:n])
-    mine = g.roles[role]
-    other = g.roles[1 - role]
-    mapping = {kernel_id(name, g.actions[mine][int(i)], aux): int(i) for i in legal[role]}
-    assert sorted(mapping) == kl, f"{name}: legal sets differ"
-    assert [to_text(g.actions[other][int(i)]) for i in legal[1 - role]] == ["noop"]
-    return kl, mapping, role, legal
+def move_term(name, cells, aux):
+    """The GDL move of the kernel action naming ``cells`` (the id formulas of the game pages)."""
+    w = 8 if name.startswith("skirmish") else 10
+    xy = [v for c in cells for v in (str(c % w + 1), str(c // w + 1))]
+    if name == "amazons":
+        return ("play", *xy)
+    if name == "amazons_split" and aux[AK.PHASE] == 1:
+        return ("fire", *xy[2:])  # the fire phase: an action names the firing queen and the arrow's cell
+    return ("move", *xy)
+
+
+def translation(name):
+    """``translate(kernel state, role, kernel id) -> the sheet's id`` for `machines_agree`."""
+    g = game(name)
+    cells = spec(ENVS[name]).action_cells()
+
+    def translate(state, role, a):
+        r = g.roles[role]
+        return g.action_ids[r][move_term(name, cells[a], state[1])]
+
+    return translate
+
+
+def other_machine(name, backend):
+    key = (name, backend)
+    if key not in _GAMES:
+        s = gdl_spec(game(name))
+        _GAMES[key] = ArrayMachine(s) if backend == "compiled" else ReasonerMachine(s)
+    return _GAMES[key]
 
 
 def play_lockstep(name, n_games, seed, backend="compiled", max_plies=None):
-    K, variant = KERNELS[name]
-    m = machine(name, backend)
-    rng = np.random.default_rng(seed)
-    board = np.zeros(K.H * K.W, np.int8)
-    aux = np.zeros(K.AUX_SIZE, np.int32)
-    buf = np.zeros(K.MAX_LEGAL, np.int32)
-    plies = 0
-    for _ in range(n_games):
-        K.init(board, aux, variant)
-        state = m.initial()
-        for _ in range(max_plies or 10**6):
-            got = _check_state(name, K, board, aux, m, state, buf)
-            if got is None:
-                break
-            kl, mapping, role, legal = got
-            a = kl[int(rng.integers(len(kl)))]
-            joint = [int(l[0]) for l in legal]
-            joint[role] = mapping[a]
-            K.apply(board, aux, a)
-            state = m.next(state, joint)
-            plies += 1
-    return plies
+    """Random games on the kernel and the sheet in lockstep (`machines_agree`): over, goals and
+    the legal actions mapped to the sheet's moves agree at every state; the joint moves played."""
+    kernel = ArrayMachine(ENVS[name], play_forced=True)  # a sheet plays a one-move turn by itself
+    return machines_agree(
+        kernel,
+        other_machine(name, backend),
+        games=n_games,
+        seed=seed,
+        max_steps=max_plies or 10**6,
+        translate=translation(name),
+    )
 
 
 @pytest.mark.parametrize(

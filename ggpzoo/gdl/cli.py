@@ -190,31 +190,21 @@ def bench_main(argv=None) -> int:
 
 
 def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500, deadline: float | None = None) -> int:
-    """Play random games on the compiled path with the exact path checked at every step
-    (fluents, terminal, goals, legal ids); raise AssertionError at the first difference.
-    Returns the number of joint moves played. Past ``deadline`` (a ``time.perf_counter``
-    value) it raises `SheetTooSlow`."""
-    cm, em = game.machine("compiled"), game.machine("exact")
-    rng = np.random.default_rng(seed)
-    steps = 0
-    for _ in range(n_games):
-        cs, es = cm.initial(), em.initial()
-        for _ in range(max_steps):
-            if deadline is not None and time.perf_counter() > deadline:
-                raise SheetTooSlow(f"the lockstep check of both paths was cut off after {steps} joint moves")
-            assert cm.fluents(cs) == es, f"states differ after {steps} joint moves"
-            assert cm.terminal(cs) == em.terminal(es), "terminal differs"
-            assert np.array_equal(cm.goals(cs), em.goals(es)), "goals differ"
-            if em.terminal(es):
-                break
-            cl, el = cm.legal(cs), em.legal(es)
-            assert all(np.array_equal(a, b) for a, b in zip(cl, el, strict=False)), "legal moves differ"
-            if any(len(l) == 0 for l in el):
-                break
-            joint = [int(l[rng.integers(len(l))]) for l in el]
-            cs, es = cm.next(cs, joint), em.next(es, joint)
-            steps += 1
-    return steps
+    """Play random games on the compiled network with the exact reasoner checked at every
+    state (`ggpzoo.engine.machine.machines_agree`: over, goals, every role's legal ids and
+    observation); raise `MachinesDisagree` (an AssertionError) at the first difference.
+    Returns the number of joint moves with a choice played. Past ``deadline`` (a
+    ``time.perf_counter`` value) it raises `SheetTooSlow`."""
+    from ggpzoo.engine.machine import ArrayMachine, machines_agree
+    from ggpzoo.gdl.machine import ReasonerMachine
+    from ggpzoo.gdl.spec import gdl_spec
+
+    try:
+        return machines_agree(
+            ReasonerMachine(game), ArrayMachine(gdl_spec(game)), n_games, seed, max_steps, deadline=deadline
+        )
+    except TimeoutError as e:
+        raise SheetTooSlow(str(e)) from None
 
 
 def play_sheet(

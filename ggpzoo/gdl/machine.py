@@ -1,0 +1,104 @@
+"""A sheet on the exact reasoner, as a [`Machine`][ggpzoo.engine.machine.Machine].
+
+[`ReasonerMachine`][ggpzoo.gdl.machine.ReasonerMachine] answers from the sheet's rules
+themselves (`ggpzoo.gdl.game.Game`), with the turns of the engine's game protocol: joint
+moves in which no role has a choice are played by ``initial`` and ``next``, and where one
+role has a choice the others list no action. It is the reference the compiled network is
+held to (`ggpzoo.engine.machine.machines_agree`):
+
+    >>> from ggpzoo.engine.machine import ArrayMachine, machines_agree
+    >>> from ggpzoo.gdl.machine import ReasonerMachine
+    >>> machines_agree(ReasonerMachine("gdl:tictactoe"), ArrayMachine("gdl:tictactoe"), games=2) > 0
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ggpzoo.engine.machine import Status
+from ggpzoo.envs.propnet.kernel import MAX_FORCED
+from ggpzoo.gdl.syntax import GDLError, to_text
+
+__all__ = ["ReasonerMachine"]
+
+
+class ReasonerMachine:
+    """A sheet on the exact reasoner: states are frozensets of the fluents that hold.
+
+    Args:
+        game: an env name (``"gdl:tictactoe"``), its spec, or a loaded `ggpzoo.gdl.Game`.
+    """
+
+    def __init__(self, game):
+        from ggpzoo.envs import spec as _spec
+        from ggpzoo.gdl.game import Game
+
+        if not isinstance(game, Game):
+            s = _spec(game) if isinstance(game, str) else game
+            if s.game is None:
+                raise ValueError(f"{s.name} is not a GDL game: the reasoner plays rule sheets")
+            game = s.game
+        self.game = game
+        self.roles = tuple(game.roles)
+
+    def _legal(self, state) -> list[np.ndarray]:
+        out = []
+        for r in self.roles:
+            ids = self.game.action_ids[r]
+            row = []
+            for m in self.game.legal(state, r):
+                i = ids.get(m)
+                if i is None:
+                    raise GDLError(
+                        f"legal move {to_text(m)} of role {r} is not in its action space (the sheet's input relation)"
+                    )
+                row.append(i)
+            out.append(np.array(sorted(row), np.int64))
+        return out
+
+    def _over(self, state, legal) -> bool:
+        return self.game.is_terminal(state) or any(len(x) == 0 for x in legal)
+
+    def _settle(self, state):
+        for _ in range(MAX_FORCED):
+            legal = self._legal(state)
+            if self._over(state, legal) or any(len(x) > 1 for x in legal):
+                return state
+            state = self._play(state, [int(x[0]) for x in legal])
+        raise GDLError(f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end")
+
+    def _play(self, state, ids):
+        moves = {r: self.game.actions[r][int(i)] for r, i in zip(self.roles, ids, strict=True)}
+        return self.game.next_state(state, moves)
+
+    def initial(self):
+        return self._settle(self.game.initial_state())
+
+    def status(self, state) -> Status:
+        goals = self.game.goals(state)
+        goals = np.array([goals[r] for r in self.roles], np.int64)
+        legal = self._legal(state)
+        empty = np.zeros(0, np.int64)
+        if self._over(state, legal):
+            return Status(True, goals, (empty,) * len(self.roles))
+        if sum(len(x) > 1 for x in legal) == 1:
+            legal = [x if len(x) > 1 else empty for x in legal]
+        return Status(False, goals, tuple(legal))
+
+    def next(self, state, ids):
+        legal = self._legal(state)
+        if self._over(state, legal):
+            raise ValueError(f"{self.game.name}: the game is over: there is no next state")
+        joint = [int(i) if len(x) > 1 else int(x[0]) for i, x in zip(ids, legal, strict=True)]
+        return self._settle(self._play(state, joint))
+
+    def observe(self, state, role: int) -> np.ndarray:
+        ids = self.game.fluent_ids
+        out = np.zeros(len(self.game.fluents) + len(self.roles), np.float32)
+        for f in state:
+            i = ids.get(f)
+            if i is not None:
+                out[i] = 1
+        out[len(self.game.fluents) + int(role)] = 1
+        return out
