@@ -63,7 +63,7 @@ from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 from gymnasium.utils import EzPickle
 from numba import njit
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from ggpzoo.envs import render as _render
@@ -80,6 +80,8 @@ __all__ = [
     "Outcome",
     "ActionSpace",
     "make_env_fn",
+    "make_parallel_fn",
+    "TurnParallelEnv",
     "cell",
     "xy",
     "cell_str",
@@ -655,3 +657,83 @@ def make_env_fn(raw_env_cls):
 
     env.__doc__ = f"The wrapped {raw_env_cls.metadata['name']} environment (PettingZoo classic wrappers)."
     return env
+
+
+class TurnParallelEnv(ParallelEnv, EzPickle):
+    """PettingZoo's Parallel API for a game whose roles take turns (a hand-written game).
+
+    Every step takes an ``actions`` dict; only the action of the role to move counts (its
+    ``action_mask`` shows its legal actions; the other role's mask is all zeros, and its action,
+    if given, is ignored). ``infos[agent]["active_agent"]`` names the role to move. Rewards,
+    goals, ``max_steps`` and the observation are the AEC env's (``raw_env``, whose arguments
+    this takes); once the game ends no agent is live. A GDL sheet's Parallel env,
+    `ggpzoo.gdl.envs.parallel_env`, takes every role's action each step instead, since its roles
+    may move at once.
+    """
+
+    def __init__(self, raw_env_cls, **kwargs):
+        EzPickle.__init__(self, raw_env_cls, **kwargs)
+        self.aec = raw_env_cls(**kwargs)
+        self.possible_agents = self.aec.possible_agents[:]
+        self.agents = []
+        self.metadata = dict(self.aec.metadata, is_parallelizable=True)
+        self.render_mode = self.aec.render_mode
+
+    def observation_space(self, agent):
+        return self.aec.observation_space(agent)
+
+    def action_space(self, agent):
+        return self.aec.action_space(agent)
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def _out(self):
+        e = self.aec
+        obs = {a: e.observe(a) for a in self.agents}
+        infos = {a: dict(e.infos[a], active_agent=e.agent_selection) for a in self.agents}
+        return obs, infos
+
+    def reset(self, seed=None, options=None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:]
+        return self._out()
+
+    def step(self, actions):
+        e = self.aec
+        if not self.agents:
+            raise RuntimeError("step() after the game ended; call reset()")
+        if not isinstance(actions, dict):
+            raise TypeError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        mover = e.agent_selection
+        if mover not in actions:
+            raise ValueError(f"no action for {mover}, the agent to move")
+        e.step(actions[mover])  # checked by the AEC env: an illegal action raises ValueError, nothing changes
+        obs, infos = self._out()
+        rewards = {a: float(e.rewards[a]) for a in self.agents}
+        terms = {a: bool(e.terminations[a]) for a in self.agents}
+        truncs = {a: bool(e.truncations[a]) for a in self.agents}
+        if any(terms.values()) or any(truncs.values()):
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def state(self):
+        return self.aec.state() if hasattr(self.aec, "state") else None
+
+    def render(self):
+        return self.aec.render()
+
+    def close(self):
+        self.aec.close()
+
+
+def make_parallel_fn(raw_env_cls):
+    """Return the ``parallel_env()`` factory for ``raw_env_cls``: a
+    [`TurnParallelEnv`][ggpzoo.envs.base.TurnParallelEnv] over it."""
+
+    def parallel_env(**kwargs):
+        return TurnParallelEnv(raw_env_cls, **kwargs)
+
+    parallel_env.__doc__ = f"The {raw_env_cls.metadata['name']} environment with PettingZoo's Parallel API."
+    return parallel_env

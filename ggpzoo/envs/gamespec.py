@@ -303,6 +303,11 @@ class GameSpec:
         """The unwrapped AEC env of this game."""
         return self._factory("raw_env")(**kwargs)
 
+    def parallel_env(self, **kwargs):
+        """This game with PettingZoo's Parallel API (roles that take turns: only the mover's
+        action counts, [`TurnParallelEnv`][ggpzoo.envs.base.TurnParallelEnv]; a sheet: every role's)."""
+        return self._factory("parallel_env")(**kwargs)
+
     def module(self):
         """What [`ggpzoo.envs.load()`][ggpzoo.envs.load] returns: the env module, or for a sheet its
         ``env``, ``raw_env`` and ``parallel_env`` bound to it."""

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.amazons.spec import AMAZONS
-from ggpzoo.envs.base import GGPEnv, cell_str, integer_id, make_env_fn, xy
+from ggpzoo.envs.base import GGPEnv, cell_str, integer_id, make_env_fn, make_parallel_fn, xy
 
 
 class _AmazonsBase(GGPEnv):
@@ -119,3 +119,4 @@ class raw_env(_AmazonsBase):
 
 
 env = make_env_fn(raw_env)
+parallel_env = make_parallel_fn(raw_env)

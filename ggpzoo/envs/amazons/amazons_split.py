@@ -58,7 +58,7 @@ from __future__ import annotations
 from ggpzoo.envs.amazons import kernel as K
 from ggpzoo.envs.amazons.amazons import _AmazonsBase
 from ggpzoo.envs.amazons.spec import AMAZONS_SPLIT
-from ggpzoo.envs.base import cell_str, make_env_fn, xy
+from ggpzoo.envs.base import cell_str, make_env_fn, make_parallel_fn, xy
 
 
 class raw_env(_AmazonsBase):
@@ -112,3 +112,4 @@ class raw_env(_AmazonsBase):
 
 
 env = make_env_fn(raw_env)
+parallel_env = make_parallel_fn(raw_env)

@@ -80,7 +80,7 @@ running after N actions by truncation (both agents truncated, rewards 0), for tr
 
 from __future__ import annotations
 
-from ggpzoo.envs.base import GGPEnv, cell, cell_str, make_env_fn, xy
+from ggpzoo.envs.base import GGPEnv, cell, cell_str, make_env_fn, make_parallel_fn, xy
 from ggpzoo.envs.mad_bishops import kernel as K
 from ggpzoo.envs.mad_bishops.spec import MAD_BISHOPS
 
@@ -150,3 +150,4 @@ class raw_env(GGPEnv):
 
 
 env = make_env_fn(raw_env)
+parallel_env = make_parallel_fn(raw_env)

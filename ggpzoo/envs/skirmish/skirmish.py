@@ -88,7 +88,7 @@ Reward at the end only: +1 to the higher goal, -1 to the lower, 0 each when equa
 
 from __future__ import annotations
 
-from ggpzoo.envs.base import AGENTS, GGPEnv, cell_str, make_env_fn, xy
+from ggpzoo.envs.base import AGENTS, GGPEnv, cell_str, make_env_fn, make_parallel_fn, xy
 from ggpzoo.envs.skirmish import kernel as K
 from ggpzoo.envs.skirmish.spec import SKIRMISH
 
@@ -176,3 +176,4 @@ class raw_env(_SkirmishBase):
 
 
 env = make_env_fn(raw_env)
+parallel_env = make_parallel_fn(raw_env)

@@ -57,7 +57,7 @@ the higher goal, -1 to the lower, 0 each when equal.
 
 from __future__ import annotations
 
-from ggpzoo.envs.base import make_env_fn
+from ggpzoo.envs.base import make_env_fn, make_parallel_fn
 from ggpzoo.envs.skirmish.skirmish import _SkirmishBase
 from ggpzoo.envs.skirmish.spec import SKIRMISH_ENDGAME
 
@@ -69,3 +69,4 @@ class raw_env(_SkirmishBase):
 
 
 env = make_env_fn(raw_env)
+parallel_env = make_parallel_fn(raw_env)
