@@ -85,8 +85,6 @@ def check_game(data: dict, where: str = "the game") -> dict:
     if not isinstance(data, dict) or "env" not in data:
         raise ValueError(f"{where} is not a game: a JSON object with 'env' and 'actions' (or 'moves')")
     name = data["env"]
-    if not isinstance(name, str):
-        raise ValueError(f"{where}: 'env' must be an env name, got {reprlib.repr(name)}")
     try:
         env = load(name).raw_env()
     except ValueError as e:
