@@ -27,7 +27,13 @@ and once the game is over.
 ### Actions
 Action id `i` of a role is `env.unwrapped.actions[role][i]`; `action_to_term(i)` gives its
 GDL text, e.g. `"(mark 1 3)"`, and `term_to_action("(mark 1 3)")` the id (of
-`agent_selection`, or of `role=`).
+`agent_selection`, or of `role=`). `parse_move("mark 1 3")` reads a move as a person types
+it (any case, or its number in `legal_moves_text()`), as `python -m ggpzoo play` does.
+
+### Rendering
+`render_mode="ansi"`: the board where the fluents describe a grid, with a legend and the
+other true fluents, else the true fluents (`board_string()`, `ggpzoo.gdl.board`);
+`board_image()` draws the grid as an RGB image.
 
 ### Positions
 `set_state(state)` continues from `get_state()`'s value or from a list of the fluents that
@@ -41,6 +47,8 @@ at the top; in a one-role game, goal / 100.
 
 ### Version history
 * v0: initial release; `set_state` and `checked_state` added in 0.6.0 (no change to play).
+  In 0.7.0 `render_mode="ansi"` draws the grid (it listed the true fluents) and the moves of
+  people (`parse_move`, `move_help`), `outcome` and `board_image` were added (no change to play).
 """
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
 """Play a ggpzoo game against an agent in the terminal, and read moves typed by a person.
 
 * `parse_move()` - the action a person means by ``"4,1 4,5 4,1"``, ``"e3-f4"`` or
-  ``"(4,1)->(4,5)/(4,1)"``, or a `MoveError` that says what is wrong with it.
-* `play_terminal()` - the game loop of ``python -m ggpzoo play``.
+  ``"(4,1)->(4,5)/(4,1)"`` (in a GDL game ``"(mark 1 2)"`` or ``"mark 1 2"``), or a
+  `MoveError` that says what is wrong with it.
+* `play_terminal()` - the game loop of ``python -m ggpzoo play``, for every game: it asks
+  the env how moves are typed, read and listed (``move_help()``, ``parse_move()``,
+  ``legal_moves_text()``) and drawn (``render()``).
 
 Cells are 1-based ``x,y`` (column, row) as the boards are drawn, or a column letter and a
-row (``a1`` is ``1,1``; Mad Bishops labels its columns a..j).
+row (``a1`` is ``1,1``; Mad Bishops labels its columns a..j). A GDL game's moves are its
+sheet's terms, in any case, or their numbers in the list of legal moves.
 """
 
 from __future__ import annotations
