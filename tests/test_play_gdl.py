@@ -240,3 +240,22 @@ def test_an_arena_file_of_a_sheet_replays(capsys, tmp_path):
     goals = data["games"][1]["goals"]
     assert f"goals {goals[0]}-{goals[1]}" in text
     assert Image.open(tmp_path / "g.png").size[0] > 100
+
+
+def test_three_roles_the_opponent_plays_the_other_two(capsys, monkeypatch, tmp_path):
+    sheet = tmp_path / "pick.kif"
+    sheet.write_text(
+        "(role a) (role b) (role c) (n 1) (n 2) (init (round 0)) (<= (input ?r (pick ?x)) (role ?r) (n ?x))"
+        " (<= (legal ?r (pick ?x)) (role ?r) (n ?x)) (<= (next (picked ?r ?x)) (does ?r (pick ?x)))"
+        " (<= (next (round 1)) (true (round 0))) (<= terminal (true (round 1)))"
+        " (<= (goal ?r 100) (true (picked ?r 2))) (<= (goal ?r 0) (true (picked ?r 1)))"
+        " (<= (goal ?r 0) (role ?r) (true (round 0)))"
+    )
+    _stdin(monkeypatch, ["pick 2"])
+    code, out, _ = run(capsys, "play", "--env", f"gdl:{sheet}", "--opponent", "random", "--role", "b", "--seed", "1")
+    assert code == 0 and "you play b, random plays the other roles." in out
+    lines = [line.removeprefix("> ") for line in out.splitlines()]
+    mine = lines.index("you play (pick 2)")
+    assert [line.split(" (random) plays ")[0] for line in lines[mine + 1 : mine + 3]] == ["a", "c"]
+    m = re.search(r"game over after 1 actions: a (\d+), b 100, c (\d+): (.*)$", out.strip())
+    assert m and m.group(3) == ("a draw" if "100" in m.group(1, 2) else "you win")
