@@ -91,9 +91,6 @@ def test_cli_takes_env_gdl_and_refuses_what_it_cannot_play(tmp_path, capsys):
     assert main(argv + ["--json", str(out)]) == 0
     assert json.loads(out.read_text())["env"] == "gdl:tictactoe"
     capsys.readouterr()
-    # replay draws the hand-written games: a GDL arena file is refused with the reason
-    assert _exit_code(["replay", "--load", str(out)]) != 0
-    assert "a GDL game" in capsys.readouterr().err
     three = tmp_path / "three.kif"
     three.write_text(
         "(role a) (role b) (role c) (init (s 0)) (<= (legal ?r go) (role ?r)) (<= (next (s 1)) (true (s 0)))"
@@ -101,8 +98,15 @@ def test_cli_takes_env_gdl_and_refuses_what_it_cannot_play(tmp_path, capsys):
     )
     assert _exit_code(["arena", "--env", f"gdl:{three}", "--agents", "random,mcts", "--no-progress"]) != 0
     assert "a two-role game is needed" in capsys.readouterr().err
-    assert _exit_code(["play", "--env", "gdl:tictactoe"]) != 0
-    assert "unknown env" in capsys.readouterr().err
+    one = tmp_path / "one.kif"
+    one.write_text(
+        "(role a) (init (s 0)) (<= (legal a go)) (<= (next (s 1)) (true (s 0))) (<= terminal (true (s 1)))"
+        " (<= (goal a 50))"
+    )
+    assert _exit_code(["play", "--env", f"gdl:{one}"]) != 0
+    assert "play needs a game of two or more roles" in capsys.readouterr().err
+    assert _exit_code(["play", "--env", "gdl:no_such_sheet"]) == 2
+    assert "no_such_sheet" in capsys.readouterr().err
 
 
 def test_bench_env_gdl_is_bench_gdl(capsys):

@@ -151,10 +151,11 @@ class ActionSpace(spaces.Discrete):
 class Outcome(NamedTuple):
     """How a finished game ended (python-chess's ``Board.outcome()`` is the model).
 
-    ``winner`` is ``"white"``, ``"black"``, or None for a draw (equal goals); ``goals`` the
-    final ``{agent: goal}``; ``termination`` ``"rules"`` when the rules ended the game, or
-    ``"max_steps"`` when the env's ``max_steps`` cut it short (then ``winner`` compares the
-    goals of the last state); ``steps`` the actions played.
+    ``winner`` is ``"white"``, ``"black"`` (a GDL game: the role whose goal beats every other
+    role's), or None for a draw (equal goals at the top); ``goals`` the final ``{agent: goal}``;
+    ``termination`` ``"rules"`` when the rules ended the game, or ``"max_steps"`` when the env's
+    ``max_steps`` cut it short (then ``winner`` compares the goals of the last state); ``steps``
+    the actions played (a GDL game: the joint moves).
     """
 
     winner: str | None
@@ -418,6 +419,14 @@ class GGPEnv(AECEnv, EzPickle):
             f"A move names {len(parts)} cells ({', '.join(parts)}), each as x,y (column, row, counted from 1 "
             f"at the lower left) or as a column letter and a row (a1 = 1,1), e.g. '{plain}' or '{example}'."
         )
+
+    def legal_moves_text(self, limit: int = 60) -> str:
+        """The legal actions, as [`action_to_string()`][ggpzoo.envs.base.GGPEnv.action_to_string] writes them
+        (the first ``limit``): what ``python -m ggpzoo play`` shows for 'moves'."""
+        legal = self.legal_actions()
+        names = [self.action_to_string(int(a)) for a in legal[:limit]]
+        more = f" ... and {len(legal) - limit} more" if len(legal) > limit else ""
+        return f"{len(legal)} legal moves: " + ", ".join(names) + more
 
     def parse_move(self, text: str) -> list[int]:
         """The legal action(s) a person means by ``text`` now: cells (``"4,1 4,5"``,

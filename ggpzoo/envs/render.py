@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-__all__ = ["board_text", "board_image", "cell_center", "Window", "CELL_PX"]
+__all__ = ["board_text", "board_image", "symbols_image", "cell_center", "Window", "CELL_PX", "COLOURS"]
 
 CELL_PX = 48  # default cell size of board_image, in pixels
 
@@ -72,6 +72,25 @@ _GLYPHS = {
     "h": "#....|#....|#.##.|##..#|#...#|#...#|#...#",
     "i": "..#..|.....|.##..|..#..|..#..|..#..|.###.",
     "j": "...#.|.....|..##.|...#.|...#.|#..#.|.##..",
+    "k": "#....|#....|#..#.|#.#..|##...|#.#..|#..#.",
+    "l": ".##..|..#..|..#..|..#..|..#..|..#..|.###.",
+    "m": ".....|.....|##.#.|#.#.#|#.#.#|#...#|#...#",
+    "n": ".....|.....|#.##.|##..#|#...#|#...#|#...#",
+    "o": ".....|.....|.###.|#...#|#...#|#...#|.###.",
+    "p": ".....|.....|####.|#...#|####.|#....|#....",
+    "q": ".....|.....|.##.#|#..##|.####|....#|....#",
+    "r": ".....|.....|#.##.|##..#|#....|#....|#....",
+    "s": ".....|.....|.###.|#....|.###.|....#|####.",
+    "t": ".#...|.#...|###..|.#...|.#...|.#..#|..##.",
+    "u": ".....|.....|#...#|#...#|#...#|#..##|.##.#",
+    "v": ".....|.....|#...#|#...#|#...#|.#.#.|..#..",
+    "w": ".....|.....|#...#|#...#|#.#.#|#.#.#|.#.#.",
+    "x": ".....|.....|#...#|.#.#.|..#..|.#.#.|#...#",
+    "y": ".....|.....|#...#|#...#|.####|....#|.###.",
+    "z": ".....|.....|#####|...#.|..#..|.#...|#####",
+    "?": ".###.|#...#|....#|...#.|..#..|.....|..#..",
+    "-": ".....|.....|.....|#####|.....|.....|.....",
+    "_": ".....|.....|.....|.....|.....|.....|#####",
     "P": "####.|#...#|#...#|####.|#....|#....|#....",
     "N": "#...#|#...#|##..#|#.#.#|#..##|#...#|#...#",
     "B": "####.|#...#|#...#|####.|#...#|#...#|####.",
@@ -197,6 +216,48 @@ def _paint(patch: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
     patch += alpha[..., None] * (colour - patch)
 
 
+def _canvas(height: int, width: int, s: int, file_names=None, rank_names=None, marked=()):
+    """The empty board: frame, checkered cells (``marked`` ones tinted) and coordinates.
+
+    Returns ``(img, cells)``: the ``float32`` image and, per cell index, its ``s x s`` patch (a view)."""
+    label_scale, left, top, right, bottom = _layout(s)
+    img = np.empty((top + height * s + bottom, left + width * s + right, 3), np.float32)
+    img[:] = _FRAME
+    marked = set(int(c) for c in marked)
+    cells = []
+    for y in range(1, height + 1):
+        for x in range(1, width + 1):
+            c = (y - 1) * width + x - 1
+            r0, c0 = top + (height - y) * s, left + (x - 1) * s
+            patch = img[r0 : r0 + s, c0 : c0 + s]
+            dark = (x + y) % 2 == 0  # (1,1) is dark, as a1 in chess
+            if c in marked:
+                patch[:] = _DARK_MARKED if dark else _LIGHT_MARKED
+            else:
+                patch[:] = _DARK if dark else _LIGHT
+            cells.append(patch)
+    files = list(file_names) if file_names else [str(x) for x in range(1, width + 1)]
+    ranks = list(rank_names) if rank_names else [str(y) for y in range(1, height + 1)]
+    for y in range(1, height + 1):
+        m = _text_mask(_font_text(ranks[y - 1]), label_scale)
+        r0 = top + (height - y) * s + (s - m.shape[0]) // 2
+        c0 = max((left - m.shape[1]) // 2, 0)
+        m = m[:, : left - c0]
+        img[r0 : r0 + m.shape[0], c0 : c0 + m.shape[1]][m] = _LABEL
+    for x in range(1, width + 1):
+        m = _text_mask(_font_text(files[x - 1]), label_scale)
+        r0 = top + height * s + (bottom - m.shape[0]) // 2
+        c0 = left + (x - 1) * s + (s - m.shape[1]) // 2
+        img[r0 : r0 + m.shape[0], c0 : c0 + m.shape[1]][m] = _LABEL
+    return img, cells
+
+
+def _font_text(text: str) -> str:
+    """``text`` in the characters of the pixel font: letters in lower case (``PNBRQK`` kept as
+    they are), ``?`` for a character it has no glyph for."""
+    return "".join(ch if ch in FONT else ch.lower() if ch.lower() in FONT else "?" for ch in str(text))
+
+
 def board_image(
     board,
     height: int,
@@ -223,48 +284,25 @@ def board_image(
         raise ValueError(f"cell_px must be at least 16, got {cell_px}")
     sp = _Sprites.get(s)
     kinds = _kinds(piece_chars)
-    label_scale, left, top, right, bottom = _layout(s)
-    img = np.empty((top + height * s + bottom, left + width * s + right, 3), np.float32)
-    img[:] = _FRAME
-    marked = set(int(c) for c in marked)
-    for y in range(1, height + 1):
-        for x in range(1, width + 1):
-            c = (y - 1) * width + x - 1
-            r0, c0 = top + (height - y) * s, left + (x - 1) * s
-            patch = img[r0 : r0 + s, c0 : c0 + s]
-            dark = (x + y) % 2 == 0  # (1,1) is dark, as a1 in chess
-            if c in marked:
-                patch[:] = _DARK_MARKED if dark else _LIGHT_MARKED
-            else:
-                patch[:] = _DARK if dark else _LIGHT
-            kind, colour, letter = kinds[board[c]]
-            if kind == "piece":
-                fill, outline, ink = _PIECE[colour]
-                _paint(patch, sp.disc, outline)
-                _paint(patch, sp.inside, fill)
-                if letter:
-                    m = sp.letters[letter]
-                    h, w = m.shape
-                    py, px = (s - h) // 2, (s - w + 1) // 2
-                    sub = patch[py : py + h, px : px + w]
-                    sub[m] = ink
-            elif kind == "arrow":
-                _paint(patch, sp.arrow, _ARROW)
-            elif kind == "hole":
-                _paint(patch, sp.hole, _HOLE_EDGE)
-                _paint(patch, sp.hole_inner, _HOLE)
-    # coordinates
-    labels = list(file_names) if file_names else [str(x) for x in range(1, width + 1)]
-    for y in range(1, height + 1):
-        m = _text_mask(str(y), label_scale)
-        r0 = top + (height - y) * s + (s - m.shape[0]) // 2
-        c0 = (left - m.shape[1]) // 2
-        img[r0 : r0 + m.shape[0], c0 : c0 + m.shape[1]][m] = _LABEL
-    for x in range(1, width + 1):
-        m = _text_mask(str(labels[x - 1]), label_scale)
-        r0 = top + height * s + (bottom - m.shape[0]) // 2
-        c0 = left + (x - 1) * s + (s - m.shape[1]) // 2
-        img[r0 : r0 + m.shape[0], c0 : c0 + m.shape[1]][m] = _LABEL
+    _, left, top, _, bottom = _layout(s)
+    img, cells = _canvas(height, width, s, file_names, None, marked)
+    for c, patch in enumerate(cells):
+        kind, colour, letter = kinds[board[c]]
+        if kind == "piece":
+            fill, outline, ink = _PIECE[colour]
+            _paint(patch, sp.disc, outline)
+            _paint(patch, sp.inside, fill)
+            if letter:
+                m = sp.letters[letter]
+                h, w = m.shape
+                py, px = (s - h) // 2, (s - w + 1) // 2
+                sub = patch[py : py + h, px : px + w]
+                sub[m] = ink
+        elif kind == "arrow":
+            _paint(patch, sp.arrow, _ARROW)
+        elif kind == "hole":
+            _paint(patch, sp.hole, _HOLE_EDGE)
+            _paint(patch, sp.hole_inner, _HOLE)
     if to_move is not None:
         r0, c0 = top + height * s + (bottom - s) // 2, (left - s) // 2
         fill, outline, _ = _PIECE[int(to_move)]
@@ -275,6 +313,56 @@ def board_image(
         inside = sp.dot_inside[oy : oy + patch.shape[0], ox : ox + patch.shape[1]]
         _paint(patch, dot, _LABEL if to_move else outline)
         _paint(patch, inside, fill)
+    return np.rint(img).astype(np.uint8)
+
+
+# Disc colours of pieces named by a colour word (``fill, outline, letter``); white and black are
+# the hand-written games' own.
+COLOURS = {
+    "white": _PIECE[0],
+    "black": _PIECE[1],
+    "red": (np.array((200, 40, 40), np.float32), np.array((90, 10, 10), np.float32), _PIECE[1][2]),
+    "yellow": (np.array((240, 200, 40), np.float32), np.array((110, 85, 10), np.float32), _PIECE[0][2]),
+    "blue": (np.array((40, 80, 200), np.float32), np.array((10, 25, 90), np.float32), _PIECE[1][2]),
+    "green": (np.array((40, 150, 60), np.float32), np.array((10, 60, 20), np.float32), _PIECE[1][2]),
+}
+_INK = np.array((30, 30, 30), np.float32)
+
+
+def symbols_image(
+    cells, height: int, width: int, file_names=None, rank_names=None, cell_px: int = CELL_PX
+) -> np.ndarray:
+    """A board whose cells hold named things, as an RGB image ``uint8 (rows, columns, 3)``, row
+    ``height`` at the top: the board of a GDL sheet's grid, whose pieces are only names.
+
+    Args:
+        cells: per cell index ``(y - 1) * width + (x - 1)``, a list of ``(colour, text)``: a
+            disc of ``colour`` (a key of `COLOURS`, or None for no disc), with ``text`` written
+            on it (or on the cell) in the pixel font (letters in lower case, ``?`` for a character
+            it has no glyph for), drawn in order.
+        file_names, rank_names: the column and row labels (default ``1..width``, ``1..height``).
+        cell_px: the size of a cell in pixels (at least 16).
+    """
+    s = int(cell_px)
+    if s < 16:
+        raise ValueError(f"cell_px must be at least 16, got {cell_px}")
+    sp = _Sprites.get(s)
+    img, patches = _canvas(height, width, s, file_names, rank_names)
+    for patch, things in zip(patches, cells, strict=True):
+        ink = _INK
+        for colour, text in things:
+            if colour is not None:
+                fill, outline, ink = COLOURS[colour]
+                _paint(patch, sp.disc, outline)
+                _paint(patch, sp.inside, fill)
+            text = _font_text(text)
+            if text:
+                n = len(text)
+                scale = max(1, min(sp.letter_scale, int(0.62 * s) // (6 * n - 1)))
+                m = _text_mask(text, scale, bold=True)[:s, :s]
+                h, w = m.shape
+                py, px = (s - h) // 2, (s - w + 1) // 2
+                patch[py : py + h, px : px + w][m] = ink
     return np.rint(img).astype(np.uint8)
 
 

@@ -27,7 +27,13 @@ and once the game is over.
 ### Actions
 Action id `i` of a role is `env.unwrapped.actions[role][i]`; `action_to_term(i)` gives its
 GDL text, e.g. `"(mark 1 3)"`, and `term_to_action("(mark 1 3)")` the id (of
-`agent_selection`, or of `role=`).
+`agent_selection`, or of `role=`). `parse_move("mark 1 3")` reads a move as a person types
+it (any case, or its number in `legal_moves_text()`), as `python -m ggpzoo play` does.
+
+### Rendering
+`render_mode="ansi"`: the board where the fluents describe a grid, with a legend and the
+other true fluents, else the true fluents (`board_string()`, `ggpzoo.gdl.board`);
+`board_image()` draws the grid as an RGB image.
 
 ### Positions
 `set_state(state)` continues from `get_state()`'s value or from a list of the fluents that
@@ -41,6 +47,8 @@ at the top; in a one-role game, goal / 100.
 
 ### Version history
 * v0: initial release; `set_state` and `checked_state` added in 0.6.0 (no change to play).
+  In 0.7.0 `render_mode="ansi"` draws the grid (it listed the true fluents) and the moves of
+  people (`parse_move`, `move_help`), `outcome` and `board_image` were added (no change to play).
 """
 
 from __future__ import annotations
@@ -53,8 +61,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from ggpzoo.envs.base import ActionSpace, OrderEnforcingWrapper, TerminateIllegalWrapper, integer_id
+from ggpzoo.envs.base import ActionSpace, OrderEnforcingWrapper, Outcome, TerminateIllegalWrapper, integer_id
+from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError
 from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with no choice before the env gives up
+from ggpzoo.gdl.board import SheetBoard
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
@@ -124,7 +134,9 @@ class raw_env(AECEnv, EzPickle):
         path: a ``.kif`` path, KIF text, or a loaded [`Game`][ggpzoo.gdl.game.Game].
         backend: ``"auto"`` (default: compiled, falling back to exact when grounding goes
             past ``ground_time_limit``), ``"compiled"`` or ``"exact"``.
-        render_mode: ``None`` or ``"ansi"`` (the true fluents as text).
+        render_mode: ``None`` or ``"ansi"``: the position as text, a board where the sheet's
+            fluents describe a grid, else the true fluents
+            ([`board_string()`][ggpzoo.gdl.envs.raw_env.board_string]).
         max_steps: if given, a game still running after this many joint moves ends by truncation.
         ground_time_limit: seconds of CPU time grounding may take before giving up.
     """
@@ -176,6 +188,8 @@ class raw_env(AECEnv, EzPickle):
         self._nf = nf
         self.grid = grid_layout(g.fluents)
         self.plane_names = self.grid[2] if self.grid else []
+        self.sheet_board = SheetBoard(g.fluents, self.grid)
+        self._folded_ids: dict = {}  # role -> {GDL text in lower case: action id}, made when a person types a move
         self.observation_spaces = {}
         for _i, r in enumerate(g.roles):
             d = {
@@ -391,6 +405,106 @@ class raw_env(AECEnv, EzPickle):
         """Whether the game has ended: by the rules, or cut short by ``max_steps``."""
         return self._over
 
+    def outcome(self) -> Outcome | None:
+        """How the game ended (an [`Outcome`][ggpzoo.envs.base.Outcome]: ``winner`` the role whose goal beats
+        every other role's, None for a tie at the top; ``steps`` the joint moves played), or None while it runs."""
+        self._need_game()
+        if not self._over:
+            return None
+        goals = {r: int(g) for r, g in zip(self.possible_agents, self._goals, strict=True)}
+        best = max(goals.values())
+        top = [r for r, g in goals.items() if g == best]
+        winner = top[0] if len(top) == 1 and len(goals) > 1 else None
+        cut = any(self.truncations.values())
+        return Outcome(winner, goals, "max_steps" if cut else "rules", int(self._steps))
+
+    @property
+    def phase(self) -> str | None:
+        """None: a role's move is its whole turn (the kernels' stage of a split turn)."""
+        return None
+
+    def at_turn_start(self) -> bool:
+        """Whether the next action begins a joint move (no role has chosen yet in this one)."""
+        return not self._chosen
+
+    # ------------------------------------------------------------------ moves as people type them
+    def action_to_string(self, action) -> str:
+        """Action id ``action`` of ``agent_selection`` as its GDL text (`action_to_term()`)."""
+        return self.action_to_term(action)
+
+    def explain_illegal(self, action) -> str | None:
+        """None if ``action`` is legal for ``agent_selection`` now, else why not; ValueError if it is
+        not an action id of that role at all."""
+        self._need_game()
+        role = self.agent_selection
+        a = integer_id(action, len(self.actions[role]))
+        if self._masks[role][a]:
+            return None
+        if self._over:
+            return "the game is over"
+        return f"it is not one of the {int(self._masks[role].sum())} legal moves of {role} now"
+
+    def move_help(self) -> str:
+        """How a person types a move now ([`parse_move()`][ggpzoo.gdl.envs.raw_env.parse_move]), with a legal
+        one as the example."""
+        self._need_game()
+        role = self.agent_selection
+        legal = self.legal_terms(role) if not self._over else []
+        example = legal[0] if legal else to_text(self.actions[role][0])
+        bare = f" (or '{example[1:-1]}')" if example.startswith("(") else ""
+        return (
+            f"A move is a GDL term of the sheet, e.g. '{example}'{bare}, in any case, "
+            "or its number in the list that 'moves' shows."
+        )
+
+    def legal_moves_text(self, limit: int = 60) -> str:
+        """The legal moves of ``agent_selection``, numbered as [`parse_move()`][ggpzoo.gdl.envs.raw_env.parse_move]
+        reads them (the first ``limit``)."""
+        terms = self.legal_terms()
+        listed = ", ".join(f"[{k}] {t}" for k, t in enumerate(terms[:limit], 1))
+        more = f" ... and {len(terms) - limit} more" if len(terms) > limit else ""
+        return f"{len(terms)} legal moves: {listed}{more}"
+
+    def parse_move(self, text: str) -> list[int]:
+        """The legal action a person means by ``text`` now, as a one-item list: the move of
+        ``agent_selection`` written as a GDL term (``"(mark 1 2)"``, or ``"mark 1 2"`` without the outer
+        parentheses; any case: matched to the sheet's spelling), or its number in
+        [`legal_moves_text()`][ggpzoo.gdl.envs.raw_env.legal_moves_text] (``"3"``, counted from 1).
+
+        Raises [`MoveError`][ggpzoo.envs.notation.MoveError] (a ValueError) saying why ``text`` names no legal move.
+        """
+        self._need_game()
+        if not isinstance(text, str):
+            raise MoveError(f"a move is text, got {type(text).__name__}")
+        text = text.strip()
+        if len(text) > MAX_MOVE_TEXT:
+            raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(text)}")
+        if self._over:
+            raise MoveError("the game is over")
+        role = self.agent_selection
+        legal = self.legal_actions(role)
+        if text.isascii() and text.isdigit():
+            k = int(text)
+            if not 1 <= k <= len(legal):
+                raise MoveError(f"{role} has {len(legal)} legal moves now: a move's number is 1..{len(legal)}")
+            return [int(legal[k - 1])]
+        written = text if text.startswith("(") or " " not in text else f"({text})"
+        try:
+            term = _one_term(written, "move")
+        except ValueError as e:
+            raise MoveError(str(e)) from None
+        a = self._action_ids[role].get(term)
+        if a is None:
+            if role not in self._folded_ids:
+                self._folded_ids[role] = {to_text(t).lower(): i for i, t in enumerate(self.actions[role])}
+            a = self._folded_ids[role].get(to_text(term).lower())
+        if a is None:
+            raise MoveError(f"{text} is not a move of {role} in {self.game.name}, e.g. {self.legal_terms(role)[0]}")
+        if not self._masks[role][a]:
+            some = ", ".join(self.legal_terms(role)[:6]) + (", ..." if len(legal) > 6 else "")
+            raise MoveError(f"{to_text(self.actions[role][a])} is illegal for {role} now; legal: {some} ({len(legal)})")
+        return [a]
+
     def legal_actions(self, agent: str | None = None) -> np.ndarray:
         """The legal ids of ``agent`` (default ``agent_selection``) while it is to choose."""
         self._need_game()
@@ -480,7 +594,21 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        return "\n".join(self.true_fluents())
+        return self.board_string()
+
+    def board_string(self) -> str:
+        """The position as text ([`SheetBoard`][ggpzoo.gdl.board.SheetBoard]): the grid of a sheet whose fluents
+        describe one (``(cell ?x ?y ...)``), with a legend and the other true fluents; else the true
+        fluents, one a line."""
+        self._need_game()
+        return self.sheet_board.text(self.machine.fluent_vector(self._state))
+
+    def board_image(self, cell_px: int | None = None) -> np.ndarray:
+        """The position as an ``uint8 (rows, columns, 3)`` RGB image of the sheet's grid, cells
+        ``cell_px`` pixels wide (default `ggpzoo.envs.render.CELL_PX`); ValueError for a sheet without a grid."""
+        self._need_game()
+        fv = self.machine.fluent_vector(self._state)
+        return self.sheet_board.image(fv, cell_px, f"the GDL game {self.game.name}")
 
     def close(self) -> None:
         pass

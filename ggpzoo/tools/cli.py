@@ -88,22 +88,27 @@ def _positive_float(text: str) -> float:
 
 
 def _env_name(text: str) -> str:
-    """A hand-written game's env name (``--env`` of play and replay)."""
-    if text not in ENVS:
-        raise argparse.ArgumentTypeError(f"unknown env {text!r}; choose from {', '.join(ENVS)}")
+    """An env name: a registered game, or ``gdl:SHEET`` (``--env`` of play and replay)."""
+    _env_spec(text)
     return text
 
 
-def _any_env_name(text: str) -> str:
-    """An env name, or ``gdl:SHEET`` for a two-role GDL game (``--env`` of arena and train)."""
-    if not text.startswith("gdl:"):
-        return _env_name(text)
+def _env_spec(text: str):
+    """The spec of env ``text``, or an ``ArgumentTypeError`` saying why there is none."""
     from ggpzoo.envs import spec
 
     try:
-        agents = spec(text).agents
+        return spec(text)
     except ValueError as e:  # GDLError is one: a sheet that cannot be read or checked
-        raise argparse.ArgumentTypeError(str(e)) from None
+        message = str(e)
+        if message.startswith("unknown environment"):
+            message = f"unknown env {text!r}; choose from {', '.join(ENVS)}, or gdl:SHEET (a GDL game)"
+        raise argparse.ArgumentTypeError(message) from None
+
+
+def _any_env_name(text: str) -> str:
+    """An env name of a two-role game (``--env`` of arena and train)."""
+    agents = _env_spec(text).agents
     if len(agents) != 2:
         raise argparse.ArgumentTypeError(f"{text} has roles {', '.join(agents)}; a two-role game is needed")
     return text
@@ -184,22 +189,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser(
         "replay",
-        help="play or load a game; write it as an animated GIF (or a PNG) and JSON",
+        help="play or load a game; write it as an animated GIF (or a PNG), text and JSON",
         description=(
             "Play a game between two agents, or load one (a JSON move list, or a game of an arena JSON file), "
             "then write it as an animated GIF (--out game.gif), a picture of the final position "
-            "(--out board.png) and/or a JSON move list (--save game.json)."
+            "(--out board.png), every position as text (--out game.txt) and/or a JSON move list "
+            "(--save game.json). A GDL game (--env gdl:SHEET) is drawn where its fluents describe a grid "
+            "((cell ?x ?y ...) and the like); one without a grid has no picture, only text."
         ),
     )
-    replay.add_argument("--env", type=_env_name, help="the env to play (not needed with --load)")
+    replay.add_argument(
+        "--env", type=_env_name, help="the env to play, or gdl:SHEET, a two-role GDL game (not needed with --load)"
+    )
     replay.add_argument("--load", metavar="PATH", help="a game JSON file (or an arena --json file) to replay")
     replay.add_argument("--index", type=int, default=None, help="with an arena JSON file: which game (default 0)")
-    replay.add_argument("--white", default="random", help=f"white's agent when playing (default random): {SPEC_HELP}")
-    replay.add_argument("--black", default="random", help="black's agent when playing (default random)")
+    replay.add_argument(
+        "--white",
+        default="random",
+        help=f"white's agent when playing, a GDL game's first role's (default random): {SPEC_HELP}",
+    )
+    replay.add_argument("--black", default="random", help="black's agent, a GDL game's second role's (default random)")
     replay.add_argument("--seed", type=_seed, default=0, help="seeds the agents (default 0)")
     replay.add_argument("--max-steps", type=_positive_int, default=None, help="cut the game after this many actions")
     replay.add_argument(
-        "--out", metavar="PATH", help="write the game as an animated .gif, or its final position as a .png"
+        "--out",
+        metavar="PATH",
+        help="write the game as an animated .gif, its final position as a .png, or every position as .txt",
     )
     replay.add_argument("--save", metavar="PATH", help="write the game as a JSON move list")
     replay.add_argument("--fps", type=_positive_float, default=2.0, help="GIF frames per second (default 2; 0.1..50)")
@@ -211,15 +226,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="play against an agent in the terminal",
         description="Play a game in the terminal against an agent. Type a move as its cells, each as x,y "
         "(column, row, counted from 1 at the lower left as the board is drawn: 4,1 4,5) or as a column letter "
-        "and a row (a = column 1: d1 d5); 'help', 'moves', 'undo', 'quit' also work. Every agent spec plays, "
-        "e.g. --opponent baseline:32 or --opponent az:runs/az/ENV/model.json.",
+        "and a row (a = column 1: d1 d5); in a GDL game (--env gdl:SHEET) as a GDL term of the sheet ((mark 1 2) "
+        "or mark 1 2, in any case) or its number in the list 'moves' shows. 'help', 'moves', 'undo', 'quit' also "
+        "work. Every agent spec plays, e.g. --opponent baseline:32 or --opponent az:runs/az/ENV/model.json; "
+        "it plays every role but yours.",
     )
-    play.add_argument("--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}")
+    play.add_argument(
+        "--env", required=True, type=_env_name, help=f"one of: {', '.join(ENVS)}; or gdl:SHEET, a GDL game"
+    )
     play.add_argument(
         "--opponent", default="mcts", help=f"the agent to play against (default mcts, 1000 simulations): {SPEC_HELP}"
     )
     play.add_argument(
-        "--color", choices=("white", "black"), default="white", help="your side (default white; white moves first)"
+        "--color",
+        "--role",
+        dest="color",
+        metavar="ROLE",
+        default=None,
+        help="your side: white or black (default white; white moves first), or a GDL game's role "
+        "(default its first, e.g. xplayer)",
     )
     play.add_argument("--seed", type=_seed, default=None, help="seeds the opponent")
 
@@ -353,11 +378,14 @@ def _check_writable(path: str | None) -> None:
 
 
 def _replay(args) -> int:
+    from ggpzoo.envs import spec
     from ggpzoo.tools import replay as R
     from ggpzoo.tools._progress import Progress
 
-    if args.out and not args.out.lower().endswith((".gif", ".png")):
-        raise CLIError(f"--out must end in .gif (the game) or .png (the final position), got {args.out!r}")
+    if args.out and not args.out.lower().endswith((".gif", ".png", ".txt")):
+        raise CLIError(
+            f"--out must end in .gif (the game), .png (the final position) or .txt (the game as text), got {args.out!r}"
+        )
     if args.cell_px is not None and not 16 <= args.cell_px <= MAX_CELL_PX:
         raise CLIError(f"--cell-px must be in 16..{MAX_CELL_PX}, got {args.cell_px}")
     if not R.MIN_FPS <= args.fps <= R.MAX_FPS:  # before the game is played
@@ -374,6 +402,8 @@ def _replay(args) -> int:
     else:
         if not args.env:
             raise CLIError("give --env to play a game, or --load a game file")
+        if args.out and not args.out.lower().endswith(".txt"):  # no game played for a picture it cannot draw
+            _drawable(args.env)
         white, black = _make_agents([args.white, args.black], args.env, args.seed)
         with Progress(None, f"playing {white.name} vs {black.name}", enabled=show) as bar:
             game = R.record_game(
@@ -384,20 +414,27 @@ def _replay(args) -> int:
                 max_steps=args.max_steps,
                 on_move=lambda env, a: bar.update(1, "actions"),
             )
-    gw, gb = game["goals"]
+    roles = spec(game["env"]).agents
+    goals = game["goals"]
+    top = [r for r, g in zip(roles, goals, strict=True) if g == max(goals)]
     if game["over"]:
-        result = "white wins" if gw > gb else "black wins" if gb > gw else "a draw"
+        result = f"{top[0]} wins" if len(top) == 1 else "a draw"
     else:
         result = "cut before the end"
-    who = f"{game.get('white', 'white')} (white) vs {game.get('black', 'black')} (black)"
-    print(f"{game['env']}: {who}, {len(game['actions'])} actions, goals {gw}-{gb}: {result}")
+    players = [game.get("white", roles[0]), game.get("black", roles[1])] + list(roles[2:])
+    who = " vs ".join(f"{p} ({r})" for p, r in zip(players, roles, strict=True))
+    print(f"{game['env']}: {who}, {len(game['actions'])} actions, goals {'-'.join(map(str, goals))}: {result}")
     if args.save:
         R.save_game(game, args.save)
         print(f"wrote {args.save}")
     if args.out:
-        if args.out.lower().endswith(".png"):
+        if args.out.lower().endswith(".txt"):
+            R.write_text(game, args.out)
+        elif args.out.lower().endswith(".png"):
+            _drawable(game["env"])
             R.write_png(R.final_image(game, args.cell_px), args.out)
         else:
+            _drawable(game["env"])
             frame = R.final_image(game, args.cell_px).nbytes
             if frame * (len(game["actions"]) + 1) > MAX_GIF_BYTES:
                 raise CLIError(
@@ -411,9 +448,23 @@ def _replay(args) -> int:
     return 0
 
 
+def _drawable(env_name: str) -> None:
+    """A CLIError if the positions of ``env_name`` cannot be drawn (a GDL sheet without a grid)."""
+    env = load(env_name).raw_env()
+    env.reset()
+    try:
+        env.board_image(16)
+    except ValueError as e:
+        raise CLIError(f"{e}; --out GAME.txt writes its positions as text") from None
+
+
 def _play(args) -> int:
+    from ggpzoo.envs import spec
     from ggpzoo.tools.terminal import play_terminal
 
+    roles = spec(args.env).agents
+    if len(roles) < 2:
+        raise CLIError(f"{args.env} has one role ({roles[0]}): play needs a game of two or more roles")
     (opponent,) = _make_agents([args.opponent], args.env, args.seed)
     return play_terminal(args.env, opponent, human=args.color)
 
@@ -502,6 +553,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "play" and args.color is not None:  # the roles are the game's: known once --env is
+        from ggpzoo.envs import spec
+
+        roles = spec(args.env).agents
+        if args.color not in roles:
+            prog = f"{parser.prog} play"
+            parser.exit(
+                2,
+                f"{prog}: error: argument --color/--role: invalid choice: {args.color!r} (choose from "
+                f"{', '.join(roles)}) (see {prog} --help)\n",
+            )
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

@@ -1,4 +1,4 @@
-"""Games as small JSON move lists, and pictures of them: an animated GIF or a PNG.
+"""Games as small JSON move lists, and pictures of them: an animated GIF, a PNG or text.
 
 A game file is a JSON object::
 
@@ -8,7 +8,13 @@ A game file is a JSON object::
      "goals": [6, 12]}                              # written by save_game; not needed to load
 
 Only ``env`` and ``actions`` (or ``moves``) are needed. An arena JSON file
-(``python -m ggpzoo arena --json``) also loads: pick its game with ``index``.
+(``python -m ggpzoo arena --json``) also loads: pick its game with ``index``. Every game
+replays, GDL sheets (``"env": "gdl:tictactoe"``) too: their ``actions`` are the ids of the
+role to choose at each step (``white`` playing the sheet's first role, ``black`` its second),
+their ``moves`` GDL terms (``"(mark 1 2)"``); roles with one legal move (``noop``) play
+themselves and are not listed. A sheet's positions are drawn where its fluents describe a
+grid (``(cell ?x ?y ...)``, see `ggpzoo.gdl.board`); any game's positions can be written as
+text.
 
 * [`record_game()`][ggpzoo.tools.replay.record_game] - play a game between two agents, as a game dict.
 * [`load_game()`][ggpzoo.tools.replay.load_game] / [`save_game()`][ggpzoo.tools.replay.save_game] - read (checking every
@@ -17,6 +23,8 @@ move) and write game files.
 every position of a game, or of its last.
 * [`write_gif()`][ggpzoo.tools.replay.write_gif] / [`write_png()`][ggpzoo.tools.replay.write_png] - write them (needs
 Pillow: the ``render`` extra).
+* [`text_positions()`][ggpzoo.tools.replay.text_positions] / [`write_text()`][ggpzoo.tools.replay.write_text] - every
+position as text, and a file of them.
 """
 
 from __future__ import annotations
@@ -27,10 +35,21 @@ import reprlib
 import numpy as np
 
 from ggpzoo.agents.base import Agent
-from ggpzoo.envs import ENVS, load
+from ggpzoo.envs import load
 from ggpzoo.envs.notation import MoveError
 
-__all__ = ["record_game", "load_game", "save_game", "check_game", "positions", "final_image", "write_gif", "write_png"]
+__all__ = [
+    "record_game",
+    "load_game",
+    "save_game",
+    "check_game",
+    "positions",
+    "final_image",
+    "text_positions",
+    "write_text",
+    "write_gif",
+    "write_png",
+]
 
 
 def record_game(
@@ -50,9 +69,10 @@ def record_game(
 
 
 def _result(env) -> dict:
-    """The final ``goals`` and ``over`` (the game ended by the rules, not cut short) of ``env``."""
+    """The final ``goals`` (one per role, in role order) and ``over`` (the game ended by the
+    rules, not cut short) of ``env``."""
     outcome = env.outcome()
-    goals = [env.infos["white"]["goal"], env.infos["black"]["goal"]]
+    goals = [int(env.infos[r]["goal"]) for r in env.possible_agents]
     return {"goals": goals, "over": outcome is not None and outcome.termination == "rules"}
 
 
@@ -65,14 +85,10 @@ def check_game(data: dict, where: str = "the game") -> dict:
     if not isinstance(data, dict) or "env" not in data:
         raise ValueError(f"{where} is not a game: a JSON object with 'env' and 'actions' (or 'moves')")
     name = data["env"]
-    if isinstance(name, str) and name.startswith("gdl:"):
-        raise ValueError(
-            f"{where} is a game of {name}, a GDL game: replay checks and draws the hand-written games only "
-            "(the file lists the GDL game's moves as GDL text)"
-        )
-    if not isinstance(name, str) or name not in ENVS:
-        raise ValueError(f"{where}: unknown environment {name!r}; known: {', '.join(ENVS)}")
-    env = load(name).raw_env()
+    try:
+        env = load(name).raw_env()
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
     env.reset()
     if "actions" in data:
         items, kind = data["actions"], "actions"
@@ -90,9 +106,10 @@ def check_game(data: dict, where: str = "the game") -> dict:
             if kind == "actions":
                 if isinstance(item, bool) or not isinstance(item, int):
                     raise MoveError(f"{item!r} is not an action id (an integer)")
-                if not 0 <= item < env.num_actions:
-                    raise MoveError(f"{item} is out of range: action ids are 0..{env.num_actions - 1}")
-                reason = env.explain_illegal(item)
+                try:
+                    reason = env.explain_illegal(item)
+                except ValueError as e:  # not an action id of the role to move at all
+                    raise MoveError(str(e)) from None
                 if reason is not None:
                     raise MoveError(f"{env.action_to_string(item)} is illegal: {reason}")
                 chosen = [item]
@@ -101,7 +118,7 @@ def check_game(data: dict, where: str = "the game") -> dict:
         except MoveError as e:
             raise ValueError(f"{where}: move {k} ({reprlib.repr(item)}): {e}") from None
         for a in chosen:
-            moves.append(env.action_to_string(a))
+            moves.append(env.action_to_string(a))  # before the step: a sheet's move is its role's
             env.step(a)
             actions.append(int(a))
     return data | {"actions": actions, "moves": moves} | _result(env)
@@ -151,9 +168,11 @@ def save_game(game: dict, path: str) -> None:
 def positions(game: dict, cell_px: int | None = None, on_frame=None) -> list[np.ndarray]:
     """The board image of every position of ``game``: the start, then after each action.
 
-    ``on_frame()`` is called after each image (e.g. to show progress).
+    ``on_frame()`` is called after each image (e.g. to show progress). A GDL sheet's positions
+    are drawn where its fluents describe a grid; for one without, ``board_image()`` raises a
+    ValueError saying so (`text_positions()` works for every game).
     """
-    env = load(game["env"]).raw_env(render_mode="rgb_array")
+    env = load(game["env"]).raw_env()
     env.reset()
     frames = [env.board_image(cell_px)]
     for a in game["actions"]:
@@ -166,11 +185,33 @@ def positions(game: dict, cell_px: int | None = None, on_frame=None) -> list[np.
 
 def final_image(game: dict, cell_px: int | None = None) -> np.ndarray:
     """The board image of the last position of ``game``."""
-    env = load(game["env"]).raw_env(render_mode="rgb_array")
+    env = load(game["env"]).raw_env()
     env.reset()
     for a in game["actions"]:
         env.step(a)
     return env.board_image(cell_px)
+
+
+def text_positions(game: dict) -> list[str]:
+    """Every position of ``game`` as text (the env's ``board_string()``: the board, or a GDL
+    sheet's true fluents), the start first, each after the lines naming the actions that led to
+    it (where roles choose at once, all their actions, then the position they lead to)."""
+    env = load(game["env"]).raw_env()
+    env.reset()
+    frames, heads = [f"start\n{env.board_string()}"], []
+    for k, a in enumerate(game["actions"], 1):
+        heads.append(f"{k}. {env.agent_selection} plays {env.action_to_string(a)}")
+        env.step(a)
+        if env.at_turn_start() or env.is_game_over():
+            frames.append("\n".join(heads + [env.board_string()]))
+            heads = []
+    return frames
+
+
+def write_text(game: dict, path: str) -> None:
+    """``game`` as a text file: every position (`text_positions()`), a blank line between them."""
+    with open(path, "w") as f:
+        f.write("\n\n".join(text_positions(game)) + "\n")
 
 
 def _pillow():

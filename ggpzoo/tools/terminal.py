@@ -1,11 +1,15 @@
 """Play a ggpzoo game against an agent in the terminal, and read moves typed by a person.
 
 * `parse_move()` - the action a person means by ``"4,1 4,5 4,1"``, ``"e3-f4"`` or
-  ``"(4,1)->(4,5)/(4,1)"``, or a `MoveError` that says what is wrong with it.
-* `play_terminal()` - the game loop of ``python -m ggpzoo play``.
+  ``"(4,1)->(4,5)/(4,1)"`` (in a GDL game ``"(mark 1 2)"`` or ``"mark 1 2"``), or a
+  `MoveError` that says what is wrong with it.
+* `play_terminal()` - the game loop of ``python -m ggpzoo play``, for every game: it asks
+  the env how moves are typed, read and listed (``move_help()``, ``parse_move()``,
+  ``legal_moves_text()``) and drawn (``render()``).
 
 Cells are 1-based ``x,y`` (column, row) as the boards are drawn, or a column letter and a
-row (``a1`` is ``1,1``; Mad Bishops labels its columns a..j).
+row (``a1`` is ``1,1``; Mad Bishops labels its columns a..j). A GDL game's moves are its
+sheet's terms, in any case, or their numbers in the list of legal moves.
 """
 
 from __future__ import annotations
@@ -58,14 +62,17 @@ def _search_note(opponent: Agent, seconds: float) -> str:
 def play_terminal(
     env_name: str,
     opponent: Agent,
-    human: str = "white",
+    human: str | None = None,
     input_fn: Callable[[str], str] | None = None,
     out=None,
 ) -> int:
-    """Play ``env_name`` as ``human`` (``"white"`` or ``"black"``) against ``opponent`` on the terminal.
+    """Play ``env_name`` as role ``human`` (default the first: ``"white"``, or a GDL sheet's first
+    role) against ``opponent``, which plays every other role, on the terminal.
 
-    Commands besides moves: ``help``, ``moves`` (the legal ones), ``undo`` (take back your
-    last move), ``board``, ``quit``. Returns 0 when the game ends or the player quits.
+    Moves are typed as the env reads them (`GGPEnv.parse_move()`: cells; a GDL sheet's
+    ``parse_move()``: GDL terms). Commands besides moves: ``help``, ``moves`` (the legal ones),
+    ``undo`` (take back your last move), ``board``, ``quit``. Where several roles choose at once,
+    the others' moves are shown once yours is in. Returns 0 when the game ends or the player quits.
     """
     out = out or sys.stdout
     if input_fn is None:
@@ -78,28 +85,40 @@ def play_terminal(
                 raise EOFError
             return line
 
-    if human not in ("white", "black"):
-        raise ValueError(f"human must be 'white' or 'black', got {human!r}")
     env = load(env_name).raw_env(render_mode="ansi")
+    roles = list(env.possible_agents)
+    if len(roles) < 2:
+        raise ValueError(f"{env_name} has one role ({roles[0]}): play needs a game of two or more roles")
+    human = roles[0] if human is None else human
+    if human not in roles:
+        raise ValueError(f"{human!r} is not a role of {env_name}; its roles: {', '.join(roles)}")
     env.reset()
-    history = []  # states before each of the person's turns, for undo
+    history = []  # the positions at the start of each turn the person moved in, for undo
+    turn_start, saved = None, False
+    hidden = []  # the opponent's moves of a joint move the person has yet to choose in
+    others = "the other side" if len(roles) == 2 else "the other roles"
     _say(
         out,
-        f"{env_name}: you play {human}, {opponent.name} plays the other side. "
+        f"{env_name}: you play {human}, {opponent.name} plays {others}. "
         "Type a move, or 'help', 'moves', 'undo', 'quit'.",
     )
     _say(out, move_help(env))
     shown = False
     while not env.is_game_over():
+        if env.at_turn_start():
+            turn_start, saved = env.get_state(), False
         mover = env.agent_selection
         if mover != human:
             start = time.perf_counter()
             action = opponent.act(env)
             seconds = time.perf_counter() - start
+            text = env.action_to_string(action)
             env.step(action)
-            _say(
-                out, f"{mover} ({opponent.name}) plays {env.action_to_string(action)}{_search_note(opponent, seconds)}"
-            )
+            hidden.append(f"{mover} ({opponent.name}) plays {text}{_search_note(opponent, seconds)}")
+            if env.at_turn_start() or env.is_game_over():
+                for line in hidden:
+                    _say(out, line)
+                hidden = []
             shown = False
             continue
         if not shown:
@@ -124,10 +143,7 @@ def play_terminal(
             _say(out, "Commands: moves (list the legal ones), undo (take back your last move), board, quit.")
             continue
         if cmd in ("moves", "legal"):
-            legal = env.legal_actions()
-            names = [env.action_to_string(int(a)) for a in legal[:60]]
-            more = f" ... and {len(legal) - 60} more" if len(legal) > 60 else ""
-            _say(out, f"{len(legal)} legal moves: " + ", ".join(names) + more)
+            _say(out, env.legal_moves_text())
             continue
         if cmd == "board":
             shown = False
@@ -137,6 +153,7 @@ def play_terminal(
                 _say(out, "nothing to undo: you have not moved yet")
             else:
                 env.set_state(history.pop())
+                hidden, saved = [], False
                 _say(out, "took back your last move")
                 shown = False
             continue
@@ -145,17 +162,25 @@ def play_terminal(
         except MoveError as e:
             _say(out, f"{e}. Type 'help' for the format, 'moves' for the legal moves.")
             continue
-        if env.at_turn_start():
-            history.append(env.get_state())
+        if not saved:
+            history.append(turn_start)
+            saved = True
         for a in actions:
+            text = env.action_to_string(a)
             env.step(a)
-            _say(out, f"you play {env.action_to_string(a)}")
+            _say(out, f"you play {text}")
+        if env.at_turn_start() or env.is_game_over():
+            for line in hidden:
+                _say(out, line)
+            hidden = []
         shown = False
     _say(out, "")
     _say(out, env.render())
     outcome = env.outcome()
-    verdict = "a draw" if outcome.winner is None else "you win" if outcome.winner == human else "you lose"
+    goals = outcome.goals
+    best_other = max(g for r, g in goals.items() if r != human)
+    verdict = "you win" if goals[human] > best_other else "you lose" if goals[human] < best_other else "a draw"
     how = "cut by max_steps" if outcome.termination == "max_steps" else "over"
-    gw, gb = outcome.goals["white"], outcome.goals["black"]
-    _say(out, f"game {how} after {outcome.steps} actions: white {gw}, black {gb}: {verdict}")
+    scores = ", ".join(f"{r} {g}" for r, g in goals.items())
+    _say(out, f"game {how} after {outcome.steps} actions: {scores}: {verdict}")
     return 0
