@@ -56,7 +56,6 @@ KIND_TESTS_LEFT: set[str] = {
     "agents/spec.py",
     "tools/arena.py",
     "tools/cli.py",
-    "tools/replay.py",
     "training/az/net.py",
     "training/az/train.py",
     "training/single_agent.py",
