@@ -67,6 +67,7 @@ AGENT_HELP = (
     "legal (the first legal move) | random (a random legal move) | "
     "az:PATH.json[:SIMULATIONS] (a trained GDL network, compiled sheets only)"
 )
+SEED_CHECK_SECONDS = 10.0  # at most this long (within the start clock) to check a sheet against the seed kernels
 KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
 
@@ -140,6 +141,10 @@ class _Match:
         self.agent = None
         self.over = False
         self.turn = 0
+        self.history: list = []  # the joint moves played (game terms, role order)
+        self.kernel = None  # a seed game's KernelPlayer, once recognised and loaded
+        self.kernel_on = False  # playing on it (its state follows the match)
+        self.kernel_off = False  # left for good (a mismatch)
         self.log: dict = {
             "match_id": msg.match_id,
             "role": msg.role,
@@ -147,6 +152,7 @@ class _Match:
             "play_clock": msg.play_clock,
             "backend": None,
             "backend_reason": "",
+            "seed": None,
             "turns": [],
             "goals": None,
             "result": None,
@@ -162,10 +168,21 @@ class GGPPlayer:
         name: the name INFO answers.
         seed: seeds the searches (their answers still depend on timing).
         log_dir: if given, each match's log is written to ``LOG_DIR/MATCHID.json``.
+        seeds: with the ``mcts`` agent, play the five seed games on their hand-written
+            kernels with the shipped networks when a sheet is recognised as one
+            (`ggpzoo.ggp.seeds`); False plays every sheet the same way.
     """
 
-    def __init__(self, agent: str = "mcts", name: str = "ggpzoo", seed: int | None = None, log_dir: str | None = None):
+    def __init__(
+        self,
+        agent: str = "mcts",
+        name: str = "ggpzoo",
+        seed: int | None = None,
+        log_dir: str | None = None,
+        seeds: bool = True,
+    ):
         self.agent = _check_agent(agent)
+        self.seeds = bool(seeds) and self.agent == "mcts"
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.log_dir = log_dir
@@ -245,6 +262,9 @@ class GGPPlayer:
                 return
             m.exact = game
             m.loaded.set()
+            if self.seeds and self._recognise(m, deadline):
+                m.compile_error = f"not built: the {m.kernel.env} kernel plays the sheet"
+                return
             budget = max(1.0, deadline - time.perf_counter())
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
@@ -259,6 +279,83 @@ class GGPPlayer:
             m.log["load_seconds"] = round(time.perf_counter() - m.received, 3)
             m.loaded.set()
             m.compile_done.set()
+
+    def _recognise(self, m: _Match, deadline: float) -> bool:
+        """Is the sheet a seed game (`ggpzoo.ggp.seeds`)? If so, load its kernel player
+        (network, search kernels) into ``m.kernel``. Logs either way."""
+        from ggpzoo.ggp.seeds import KernelPlayer, recognise
+
+        t0 = time.perf_counter()
+        try:
+            seed_map, why = recognise(m.exact, m.rules, deadline=min(deadline, t0 + SEED_CHECK_SECONDS), seed=0)
+        except Exception as e:  # noqa: BLE001 - then the sheet is played as any other
+            seed_map, why = None, f"the check failed: {type(e).__name__}: {str(e)[:120]}"
+        m.log["seed"] = {"env": seed_map and seed_map.env, "why": why, "seconds": round(time.perf_counter() - t0, 3)}
+        if seed_map is None:
+            log.info("match %s: %s", m.id_text, why)
+            return False
+        try:
+            player = KernelPlayer(seed_map, seed=int(self.rng.integers(2**62)))
+            player.warm_up()
+        except Exception as e:  # noqa: BLE001 - then the sheet is played as any other
+            m.log["seed"]["why"] += f"; the kernel player failed to load: {type(e).__name__}: {str(e)[:120]}"
+            log.warning("match %s: %s", m.id_text, m.log["seed"]["why"])
+            return False
+        m.log["seed"]["search"] = player.kind
+        m.log["seed"]["seconds"] = round(time.perf_counter() - t0, 3)
+        m.kernel = player
+        log.info("match %s: %s; %s search on the kernel", m.id_text, why, player.kind)
+        return True
+
+    def _kernel_off(self, m: _Match, why: str) -> None:
+        m.kernel_on, m.kernel_off = False, True
+        m.log["seed"]["left"] = f"turn {m.turn}: {why}"
+        log.warning("match %s: leaves the %s kernel at turn %d: %s", m.id_text, m.kernel.env, m.turn, why)
+
+    def _kernel_turn(self, m: _Match, turn: dict, deadline: float, received: float) -> bool:
+        """Play the turn on the seed game's kernel; False (and the kernel left for good) on
+        any mismatch with the sheet, which then plays the turn."""
+        kp = m.kernel
+        if not m.kernel_on:  # loaded after the match began: catch up with the moves played
+            try:
+                for joint in m.history:
+                    kp.play(joint)
+            except ValueError as e:
+                self._kernel_off(m, str(e))
+                return False
+            m.kernel_on = True
+        legal = m.machine.legal(m.state)
+        if kp.over():
+            self._kernel_off(m, "the kernel's game is over, the sheet's is not")
+            return False
+        stats: dict = {}
+        if kp.mover() != m.role:
+            if len(legal[m.role]) != 1:
+                self._kernel_off(m, "the role not in control has several moves")
+                return False
+            move = legal[m.role][0]
+        else:
+            ids = [kp.map.action(t, kp.aux) for t in legal[m.role]]
+            if sorted(a for a in ids if a is not None) != sorted(kp.legal()) or None in ids:
+                self._kernel_off(m, "the sheet's legal moves are not the kernel's")
+                return False
+            turn["fallback"] = m.spelling.text(kp.term(kp.quick()))
+            action, stats = kp.choose(deadline)
+            move = kp.term(action)
+            if move not in legal[m.role]:
+                self._kernel_off(m, f"the kernel's move {move} is not legal in the sheet")
+                return False
+        text = m.spelling.text(move)
+        turn["entry"].update(
+            legal=len(legal[m.role]),
+            move=text,
+            backend="kernel",
+            simulations=stats.get("simulations", 0),
+            search=stats.get("search", ""),
+            seconds=round(time.perf_counter() - received, 3),
+        )
+        turn["move"] = text
+        return True
 
     def _ensure_machine(self, m: _Match) -> None:
         """Set the match's machine once the sheet is read: the network if it is built, else
@@ -333,6 +430,12 @@ class GGPPlayer:
             raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
         m.state = mach.next(m.state, joint)
         m.turn += 1
+        m.history.append(list(msg.moves))
+        if m.kernel_on:
+            try:
+                m.kernel.play(msg.moves)
+            except ValueError as e:
+                self._kernel_off(m, str(e))
 
     def _turn(self, m: _Match, msg, turn: dict, deadline: float, received: float) -> None:
         entry = turn["entry"]
@@ -344,6 +447,12 @@ class GGPPlayer:
             mach = m.machine
             if mach.over(m.state):
                 raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
+            if m.kernel is not None and not m.kernel_off:
+                try:
+                    if self._kernel_turn(m, turn, deadline, received):
+                        return
+                except Exception as e:  # noqa: BLE001 - the sheet plays the turn
+                    self._kernel_off(m, f"{type(e).__name__}: {str(e)[:120]}")
             legal = mach.legal(m.state)[m.role]
             turn["fallback"] = m.spelling.text(mach.term(m.role, legal[0]))
             entry["legal"] = len(legal)
