@@ -3,9 +3,11 @@
 import socket
 import time
 
+import numpy as np
 import pytest
 
 from ggpzoo import gdl
+from ggpzoo.gdl.syntax import to_text
 from ggpzoo.ggp.agents import LegalAgent, Machine, MonteCarloAgent
 from ggpzoo.ggp.player import GGPPlayer, PlayerServer, clock_margin, post, warm_up
 from ggpzoo.ggp.protocol import (
@@ -16,6 +18,7 @@ from ggpzoo.ggp.protocol import (
     Spelling,
     parse_message,
     read_kif,
+    write_kif,
 )
 from ggpzoo.ggp.server import GRACE, run_match, scramble
 
@@ -378,7 +381,7 @@ def test_ggp_match_command(servers, tmp_path, capsys):
     assert "bad agent 'mcts:abc'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server"])
+@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server", "seeds"])
 def test_doctests(module):
     import doctest
     import importlib
@@ -394,3 +397,139 @@ def test_a_client_that_hangs_up_is_one_log_line(monkeypatch, caplog):
             post(*server.address, "(info)", timeout=0.1)
         time.sleep(1.0)
     assert any("closed the connection" in r.getMessage() for r in caplog.records)
+
+
+# ----------------------------------------------------------------------------- the seed games on their kernels
+SEEDS = ["amazons", "amazons_split", "mad_bishops", "skirmish", "skirmish_endgame"]
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_a_scrambled_seed_sheet_is_recognised_and_translates(name):
+    from ggpzoo.ggp.seeds import SEED_SHEETS, VERIFY_PLIES, fingerprint, recognise
+
+    text, names = scramble(_text(name), seed=11)
+    assert fingerprint(text) == fingerprint(_text(name))
+    game = gdl.load(text)
+    seed_map, why = recognise(game, text, seed=1)
+    assert seed_map is not None, why
+    assert SEED_SHEETS[seed_map.env] == name and why.startswith("known sheet") and f"{VERIFY_PLIES} plies" in why
+    assert game.roles[seed_map.white] == names["white"].lower()
+    # every first move: sheet term -> kernel action -> the same term
+    K = seed_map.kernel
+    board, aux = np.zeros(K.H * K.W, np.int8), np.zeros(K.AUX_SIZE, np.int32)
+    K.init(board, aux, seed_map.variant)
+    moves = game.legal(game.initial_state(), game.roles[seed_map.white])
+    ids = [seed_map.action(t, aux) for t in moves]
+    buf = np.zeros(K.MAX_LEGAL, np.int32)
+    assert sorted(ids) == sorted(buf[: K.legal_actions(board, aux, buf)].tolist())
+    assert [seed_map.term(a, aux) for a in ids] == moves
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "breakthrough", "connect_four"])
+def test_other_sheets_are_not_seed_games(name):
+    from ggpzoo.ggp.seeds import recognise
+
+    text, _ = scramble(_text(name), seed=2)
+    seed_map, why = recognise(gdl.load(text), text)
+    assert seed_map is None and "seed game" in why
+
+
+def test_a_seed_variant_with_other_goals_is_refused():
+    """Mad Bishops with the goals swapped (the last piece loses): the same moves, another
+    fingerprint; a whole random game in lockstep finds the goals differ."""
+    from ggpzoo.ggp.seeds import recognise
+
+    text = _text("mad_bishops").replace("(goal ?r 100) (haspiece", "(goal ?r 0) (haspiece")
+    text = text.replace("(goal ?r 0) (role ?r) (not (haspiece", "(goal ?r 100) (role ?r) (not (haspiece")
+    assert text != _text("mad_bishops")
+    seed_map, why = recognise(gdl.load(text), text, seed=0)
+    assert seed_map is None and "goals" in why, why
+    # the unchanged sheet with its rules reordered (another fingerprint) plays a whole game in lockstep
+    moved = "\n".join(write_kif(t) for t in read_kif(_text("mad_bishops"))[::-1])
+    seed_map, why = recognise(gdl.load(moved), moved, seed=0)
+    assert seed_map is not None and seed_map.env == "mad_bishops_v0" and "whole random game" in why, why
+
+
+def test_seed_match_on_the_kernel_against_monte_carlo(servers):
+    a, b = servers
+    rec = run_match(
+        "skirmish_endgame", [b.address, a.address], start_clock=20, play_clock=PLAY, scramble_names=True, seed=5
+    )
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+    log = a.player.matches[-1]
+    assert log["seed"]["env"] == "skirmish_endgame_v0" and "left" not in log["seed"], log["seed"]
+    searched = [t for t in log["turns"] if t.get("legal", 1) > 1]
+    assert searched and searched[-1]["backend"] == "kernel"
+    assert max(t for turn in rec["times"] for t in turn) < PLAY + GRACE
+
+
+def test_a_mismatch_mid_match_leaves_the_kernel(monkeypatch):
+    from ggpzoo.ggp.seeds import KernelPlayer
+
+    player = GGPPlayer("mcts", seed=0)
+    text = _text("skirmish_endgame")
+    assert player.handle(f"(START m1 white ({text}) 20 {PLAY})") == "ready"
+    first = player.handle("(PLAY m1 NIL)")
+    assert first.startswith("(move")
+    monkeypatch.setattr(KernelPlayer, "legal", lambda self: [])  # the kernel disagrees from now on
+    game = gdl.load(text)
+    s = game.initial_state()
+    white = read_kif(first)[0]
+    s = game.next_state(s, {"white": white, "black": "noop"})
+    reply = game.legal(s, "black")[0]
+    assert player.handle(f"(PLAY m1 ({first} noop))") == "noop"
+    s = game.next_state(s, {"white": "noop", "black": reply})
+    second = player.handle(f"(PLAY m1 (noop {to_text(reply)}))")
+    assert read_kif(second)[0] in game.legal(s, "white")  # the sheet played it
+    assert player.handle("(ABORT m1)") == "aborted"
+    log = player.matches[-1]
+    assert (
+        log["seed"]["left"].startswith("turn 1: the move") and "not a legal action of the kernel" in log["seed"]["left"]
+    )
+    assert log["turns"][0]["backend"] == "kernel" and log["turns"][-1]["backend"] == "exact"
+
+
+def test_no_seeds_plays_the_sheet():
+    player = GGPPlayer("mcts", seed=0, seeds=False)
+    assert player.handle(f"(START m1 white ({_text('skirmish_endgame')}) 20 {PLAY})") == "ready"
+    assert player.handle("(PLAY m1 NIL)").startswith("(move")
+    assert player.handle("(ABORT m1)") == "aborted"
+    assert player.matches[-1]["seed"] is None and player.matches[-1]["turns"][0]["backend"] == "compiled"
+
+
+# ----------------------------------------------------------------------------- ggp:HOST:PORT in the arena
+@pytest.mark.parametrize("env", ["gdl:tictactoe", "skirmish_endgame_v0"])
+def test_arena_plays_a_remote_ggp_player(servers, env):
+    from ggpzoo.agents.spec import make_agent
+    from ggpzoo.tools.arena import round_robin
+
+    host, port = servers[0].address
+    env_arg = gdl.load(TTT) if env.startswith("gdl:") else env
+    remote = make_agent(f"ggp:{host}:{port}", env_arg, seed=1)
+    remote.play_clock = PLAY
+    before = len(servers[0].player.matches)
+    result = round_robin(env_arg, [remote, make_agent("random", env_arg, seed=2)], games=2, progress=False)
+    assert remote.errors == []
+    assert [r.length > 0 for r in result.games] == [True, True]
+    logs = servers[0].player.matches[before:]
+    assert [m["result"] for m in logs] == ["done", "done"]
+    for log, record in zip(logs, result.games, strict=True):
+        seat = 0 if record.white == remote.name else 1
+        assert list(log["goals"].values())[seat] == record.goals[seat]  # the player saw the same game
+
+
+def test_ggp_agent_spec_errors():
+    from ggpzoo.agents.spec import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="HOST:PORT"):
+        make_agent("ggp:localhost:http", "skirmish_v0")
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    from ggpzoo.tools.arena import play_game
+
+    agent = make_agent(f"ggp:127.0.0.1:{closed}", "skirmish_v0")
+    with pytest.raises(OSError, match="cannot reach"):
+        play_game("skirmish_v0", agent, make_agent("random", "skirmish_v0"))

@@ -389,6 +389,7 @@ class KernelPlayer:
         self.net = None
         self.agents: dict = {}
         self.rate = None  # simulations per second, measured
+        self.fitted = 8  # the largest search that ended in its time so far
         self.kind = "mcts"
         try:
             from ggpzoo.baselines import baseline_path
@@ -448,8 +449,8 @@ class KernelPlayer:
         self._agent(0)(state)
         self._agent(8)(state)  # compiles or loads the search
         t0 = time.perf_counter()
-        self._agent(16)(state)
-        self.rate = 16 / max(1e-4, time.perf_counter() - t0)
+        self._agent(32)(state)
+        self.rate = 32 / max(1e-4, time.perf_counter() - t0)
 
     def quick(self) -> int:
         """A move at once: the network's (no search), else the first legal action."""
@@ -470,7 +471,7 @@ class KernelPlayer:
             a = int(agent(state))
             return a, {"simulations": int(agent.last_search.get("simulations", 0)), "search": "mcts"}
         rate = self.rate or 100.0
-        fits = [n for n in self.LADDER if n / rate <= SEARCH_SHARE * budget]
+        fits = [n for n in self.LADDER if n / rate <= SEARCH_SHARE * budget and n <= 2 * self.fitted]
         if not fits:
             return self.quick(), {"simulations": 0, "search": "network"}
         n = fits[-1]
@@ -479,5 +480,9 @@ class KernelPlayer:
         a = int(agent(state))
         took = max(1e-4, time.perf_counter() - t0)
         seen = n / took
+        if took <= budget:
+            self.fitted = max(self.fitted, n)
+        else:
+            self.fitted = max(8, n // 4)
         self.rate = seen if seen < rate else 0.8 * rate + 0.2 * seen  # slow to trust a faster machine
         return a, {"simulations": n, "search": "gumbel", "value": agent.last_search.get("value")}
