@@ -67,6 +67,9 @@ AGENT_HELP = (
     "legal (the first legal move) | random (a random legal move) | "
     "az:PATH.json[:SIMULATIONS] (a trained GDL network, compiled sheets only)"
 )
+# A seed game's sheet is checked against its kernel every turn when a ply on the sheet costs
+# less than this share of the play clock.
+CHECK_SHARE = 0.05
 SEED_CHECK_SECONDS = 10.0  # at most this long (within the start clock) to check a sheet against the seed kernels
 KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
@@ -142,6 +145,7 @@ class _Match:
         self.over = False
         self.turn = 0
         self.history: list = []  # the joint moves played (game terms, role order)
+        self.pending: list = []  # joint moves not applied to ``state`` yet (a slow sheet the kernel plays)
         self.kernel = None  # a seed game's KernelPlayer, once recognised and loaded
         self.kernel_on = False  # playing on it (its state follows the match)
         self.kernel_off = False  # left for good (a mismatch)
@@ -324,30 +328,34 @@ class GGPPlayer:
                 self._kernel_off(m, str(e))
                 return False
             m.kernel_on = True
-        legal = m.machine.legal(m.state)
         if kp.over():
             self._kernel_off(m, "the kernel's game is over, the sheet's is not")
             return False
+        check = not self._lazy(m)  # the sheet's legal moves against the kernel's, every turn
+        legal = m.machine.legal(m.state)[m.role] if check else None
         stats: dict = {}
         if kp.mover() != m.role:
-            if len(legal[m.role]) != 1:
-                self._kernel_off(m, "the role not in control has several moves")
+            move = kp.map.idle.get(m.role)
+            if move is None or check and legal != [move]:
+                self._kernel_off(m, "the role not in control has other moves than in the check")
                 return False
-            move = legal[m.role][0]
+            count = 1
         else:
-            ids = [kp.map.action(t, kp.aux) for t in legal[m.role]]
-            if sorted(a for a in ids if a is not None) != sorted(kp.legal()) or None in ids:
-                self._kernel_off(m, "the sheet's legal moves are not the kernel's")
-                return False
+            count = len(kp.legal())
+            if check:
+                ids = [kp.map.action(t, kp.aux) for t in legal]
+                if sorted(a for a in ids if a is not None) != sorted(kp.legal()) or None in ids:
+                    self._kernel_off(m, "the sheet's legal moves are not the kernel's")
+                    return False
             turn["fallback"] = m.spelling.text(kp.term(kp.quick()))
             action, stats = kp.choose(deadline)
             move = kp.term(action)
-            if move not in legal[m.role]:
+            if check and move not in legal:
                 self._kernel_off(m, f"the kernel's move {move} is not legal in the sheet")
                 return False
         text = m.spelling.text(move)
         turn["entry"].update(
-            legal=len(legal[m.role]),
+            legal=count,
             move=text,
             backend="kernel",
             simulations=stats.get("simulations", 0),
@@ -417,6 +425,23 @@ class GGPPlayer:
                 return error_reply(turn.get("error") or "no move ready in time")
         return move
 
+    def _lazy(self, m: _Match) -> bool:
+        """Does the kernel play without the sheet's state kept up (a sheet too slow to reason
+        on every turn, `CHECK_SHARE`)? Its moves are then applied when the sheet is needed."""
+        return m.kernel_on and m.kernel.map.ply_seconds > CHECK_SHARE * m.play_clock
+
+    def _sync(self, m: _Match) -> None:
+        """Apply the joint moves kept back by a lazy kernel match to the sheet's state."""
+        mach = m.machine
+        while m.pending:
+            moves = m.pending.pop(0)
+            try:
+                joint = [mach.move(i, t) for i, t in enumerate(moves)]
+            except KeyError as e:
+                m.pending.clear()
+                raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
+            m.state = mach.next(m.state, joint)
+
     def _advance(self, m: _Match, msg) -> None:
         """Apply the joint move of a PLAY or STOP to the tracked state."""
         if msg.moves is None:
@@ -424,11 +449,9 @@ class GGPPlayer:
         mach = m.machine
         if len(msg.moves) != len(mach.roles):
             raise ProtocolError(f"a joint move has one move per role ({len(mach.roles)}), got {len(msg.moves)}")
-        try:
-            joint = [mach.move(i, t) for i, t in enumerate(msg.moves)]
-        except KeyError as e:
-            raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
-        m.state = mach.next(m.state, joint)
+        m.pending.append(list(msg.moves))
+        if not self._lazy(m):
+            self._sync(m)
         m.turn += 1
         m.history.append(list(msg.moves))
         if m.kernel_on:
@@ -444,15 +467,16 @@ class GGPPlayer:
         try:
             self._ensure_machine(m)
             self._advance(m, msg)
-            mach = m.machine
-            if mach.over(m.state):
-                raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
             if m.kernel is not None and not m.kernel_off:
                 try:
                     if self._kernel_turn(m, turn, deadline, received):
                         return
                 except Exception as e:  # noqa: BLE001 - the sheet plays the turn
                     self._kernel_off(m, f"{type(e).__name__}: {str(e)[:120]}")
+            self._sync(m)
+            mach = m.machine
+            if mach.over(m.state):
+                raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
             legal = mach.legal(m.state)[m.role]
             turn["fallback"] = m.spelling.text(mach.term(m.role, legal[0]))
             entry["legal"] = len(legal)
@@ -523,6 +547,12 @@ class GGPPlayer:
             try:
                 self._ensure_machine(m)
                 self._advance(m, msg)
+                if m.kernel_on and m.pending and m.kernel.over():  # the kernel's goals: the sheet is behind
+                    g = m.kernel.map.kernel.goals(m.kernel.board, m.kernel.aux)
+                    roles = m.machine.roles
+                    m.log["goals"] = {roles[m.kernel.map.sheet_role(k)]: int(g[k]) for k in (0, 1)}
+                    return
+                self._sync(m)
                 if m.machine.over(m.state):
                     m.log["goals"] = dict(zip(m.machine.roles, m.machine.goals(m.state), strict=True))
             except Exception as e:  # noqa: BLE001 - logged

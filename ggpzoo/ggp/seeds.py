@@ -64,6 +64,7 @@ SEED_SHEETS = {
     "skirmish_endgame_v0": "skirmish_endgame",
 }
 VERIFY_PLIES = 8  # plies checked in lockstep before a known sheet is played on its kernel
+PROBE_SECONDS = 0.2  # with this much time a turn searches at least 8 simulations, whatever the speed measured
 SEARCH_SHARE = 0.6  # the share of a turn's time the search's simulations are sized for (at the speed measured)
 _NUMBER = re.compile(r"-?\d+")
 # env -> (move arity of the first mover at the start, its legal move count there)
@@ -90,13 +91,21 @@ def _canonical(terms) -> str:
             return variables.setdefault(s, f"?{len(variables)}")
         return names.setdefault(s, f"s{len(names)}")
 
-    return "\n".join(walk(t, {}) for t in terms)
+    return "\n".join(walk(t, {}) for t in terms if not _declaration(t))
+
+
+def _declaration(t) -> bool:
+    """A ``base`` or ``input`` sentence or rule: it declares, it does not change the game."""
+    if isinstance(t, tuple) and t and t[0] == "<=" and len(t) > 1:
+        t = t[1]
+    return isinstance(t, tuple) and bool(t) and isinstance(t[0], str) and t[0].lower() in ("base", "input")
 
 
 def fingerprint(rules: str) -> str:
-    """A hash of the sheet's rules that renaming symbols (scrambling), case, spacing and
-    comments do not change: each symbol but the GDL keywords and numbers is replaced by the
-    order of its first occurrence, each variable by its order within its rule.
+    """A hash of the sheet's rules that renaming symbols (scrambling), case, spacing,
+    comments and ``base``/``input`` declarations do not change: each symbol but the GDL
+    keywords and numbers is replaced by the order of its first occurrence, each variable by
+    its order within its rule.
 
     >>> fingerprint("(role white) (<= (legal white (mark ?x)) (true (cell ?x)))") == \\
     ...     fingerprint("(ROLE Kozi) (<= (legal Kozi (Bam ?q)) (true (Ref ?q)))  ; a comment")
@@ -105,18 +114,27 @@ def fingerprint(rules: str) -> str:
     return _fingerprint_terms(read_kif(rules))
 
 
+# What fingerprint() gives for the GGP corpus's own sheets (read from the public game
+# repositories; no sheet is shipped): a known sheet needs VERIFY_PLIES plies in lockstep,
+# any other a whole random game.
+CORPUS_FINGERPRINTS = {
+    "9551fc673a483148c5e564e064e0f767": "mad_bishops_v0",  # madBishops.kif
+    "28168b114b5942bddcf6e3e89ae0b161": "amazons_split_v0",  # amazons_10x10.kif
+    "6d2aaca2b9f89db947b52ae564d563d3": "skirmish_endgame_v0",  # skirmishFinal1.kif
+}
 _KNOWN: dict[str, str] | None = None
 _KNOWN_LOCK = threading.Lock()
 
 
 def known_fingerprints() -> dict[str, str]:
-    """``{fingerprint: env}`` of ggpzoo's own editions of the seed sheets (read once)."""
+    """``{fingerprint: env}`` of ggpzoo's own editions of the seed sheets (read once) and of
+    the corpus's sheets (`CORPUS_FINGERPRINTS`)."""
     global _KNOWN
     with _KNOWN_LOCK:
         if _KNOWN is None:
             from ggpzoo import gdl
 
-            known = {}
+            known = dict(CORPUS_FINGERPRINTS)
             for env, name in SEED_SHEETS.items():
                 with open(gdl.game_path(name), encoding="utf-8") as f:
                     known[fingerprint(f.read())] = env
@@ -151,6 +169,8 @@ class SeedMap:
         self.xs, self.ys = dict(xs), dict(ys)
         self.x_of = {v: k for k, v in self.xs.items()}
         self.y_of = {v: k for k, v in self.ys.items()}
+        self.idle: dict[int, object] = {}  # sheet role index -> its one move when not in control (noop)
+        self.ply_seconds = 0.0  # the sheet's reasoner's time for a ply of the lockstep check
 
     def sheet_role(self, kernel_role: int) -> int:
         """The sheet's role index of kernel role 0 (white) or 1 (black)."""
@@ -283,6 +303,8 @@ def _lockstep(sm: SeedMap, game, rng, plies: int, to_end: bool, deadline: float)
         mi, oi = sm.sheet_role(mover), sm.sheet_role(1 - mover)
         if len(legal[oi]) != 1:
             raise _Mismatch(f"ply {checked}: the role not in control has {len(legal[oi])} moves")
+        if sm.idle.setdefault(oi, legal[oi][0]) != legal[oi][0]:
+            raise _Mismatch(f"ply {checked}: the role not in control plays {legal[oi][0]}, not {sm.idle[oi]}")
         n = K.legal_actions(board, aux, buf)
         kl = sorted(int(a) for a in buf[:n])
         ids = {}
@@ -341,17 +363,20 @@ def recognise(game, rules: str, deadline: float | None = None, seed: int = 0) ->
         for xs in _coordinate_maps(xs_seen, width, chains):
             for ys in _coordinate_maps(ys_seen, width, chains):
                 sm = SeedMap(env, white, {arity: head}, xs, ys)
+                t0 = time.perf_counter()
                 try:
                     if env_known is not None:
                         checked, _ = _lockstep(sm, game, np.random.default_rng(seed), VERIFY_PLIES, False, deadline)
                         if checked < VERIFY_PLIES:
                             reasons.append(f"{env}: {checked} plies checked by the deadline")
                             continue
+                        sm.ply_seconds = (time.perf_counter() - t0) / (checked + 1)
                         return sm, f"known sheet of {env}; {checked} plies in lockstep with the kernel"
                     checked, done = _lockstep(sm, game, np.random.default_rng(seed), 0, True, deadline)
                     if not done:
                         reasons.append(f"{env}: a random game not finished by the deadline ({checked} plies)")
                         continue
+                    sm.ply_seconds = (time.perf_counter() - t0) / (checked + 1)
                     return sm, f"plays as {env}: a whole random game ({checked} plies) in lockstep with the kernel"
                 except _Mismatch as e:
                     reasons.append(f"{env}: {e}")
@@ -472,8 +497,9 @@ class KernelPlayer:
             return a, {"simulations": int(agent.last_search.get("simulations", 0)), "search": "mcts"}
         rate = self.rate or 100.0
         fits = [n for n in self.LADDER if n / rate <= SEARCH_SHARE * budget and n <= 2 * self.fitted]
-        if not fits:
+        if not fits and budget < PROBE_SECONDS:
             return self.quick(), {"simulations": 0, "search": "network"}
+        fits = fits or self.LADDER[:1]  # a speed measured on a busy machine: measure it again
         n = fits[-1]
         agent = self._agent(n)
         t0 = time.perf_counter()
