@@ -533,3 +533,30 @@ def test_ggp_agent_spec_errors():
     agent = make_agent(f"ggp:127.0.0.1:{closed}", "skirmish_v0")
     with pytest.raises(OSError, match="cannot reach"):
         play_game("skirmish_v0", agent, make_agent("random", "skirmish_v0"))
+
+
+def test_a_slow_sheet_is_not_reasoned_on_while_the_kernel_plays(monkeypatch):
+    """Where a ply on the sheet costs more than CHECK_SHARE of the play clock, the kernel
+    plays without the sheet's state: no legal moves are asked of the sheet."""
+    import ggpzoo.ggp.player as player_module
+
+    monkeypatch.setattr(player_module, "CHECK_SHARE", 0.0)  # every sheet is "slow"
+    player = GGPPlayer("mcts", seed=0)
+    text = _text("skirmish_endgame")
+    assert player.handle(f"(START m1 black ({text}) 20 {PLAY})") == "ready"
+    asked = []
+    real = Machine.legal
+    monkeypatch.setattr(Machine, "legal", lambda self, s: asked.append(1) or real(self, s))
+    game = gdl.load(text)
+    s = game.initial_state()
+    assert player.handle("(PLAY m1 NIL)") == "noop"
+    white = game.legal(s, "white")[0]
+    s = game.next_state(s, {"white": white, "black": "noop"})
+    reply = read_kif(player.handle(f"(PLAY m1 ({to_text(white)} noop))"))[0]
+    assert reply in game.legal(s, "black")
+    s = game.next_state(s, {"white": "noop", "black": reply})
+    assert player.handle(f"(PLAY m1 (noop {to_text(reply)}))") == "noop"
+    assert asked == []  # the kernel answered alone
+    assert len(player._match.pending) == 2  # the sheet's state is two joint moves behind
+    assert player.handle("(ABORT m1)") == "aborted"
+    assert [t["backend"] for t in player.matches[-1]["turns"]] == ["kernel"] * 3
