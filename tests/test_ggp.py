@@ -560,3 +560,30 @@ def test_a_slow_sheet_is_not_reasoned_on_while_the_kernel_plays(monkeypatch):
     assert len(player._match.pending) == 2  # the sheet's state is two joint moves behind
     assert player.handle("(ABORT m1)") == "aborted"
     assert [t["backend"] for t in player.matches[-1]["turns"]] == ["kernel"] * 3
+
+
+def test_a_kernel_search_that_overruns_answers_the_networks_move(monkeypatch):
+    from ggpzoo.agents.gumbel import GumbelAZAgent
+    from ggpzoo.ggp.seeds import KernelPlayer, recognise
+
+    text = _text("skirmish_endgame")
+    seed_map, _ = recognise(gdl.load(text), text)
+    kp = KernelPlayer(seed_map, seed=0)
+    kp.warm_up()
+    real = GumbelAZAgent.__call__
+
+    def slow(self, state):
+        if self.simulations:
+            time.sleep(0.6)
+        return real(self, state)
+
+    monkeypatch.setattr(GumbelAZAgent, "__call__", slow)
+    t0 = time.perf_counter()
+    action, stats = kp.choose(t0 + 0.3)
+    assert time.perf_counter() - t0 < 0.45 and stats["overran"] >= 8 and stats["simulations"] == 0
+    assert action == kp.quick() and action in kp.legal()
+    # the next turn waits for the search still running, up to its own deadline
+    action, stats = kp.choose(time.perf_counter() + 0.05)
+    assert stats.get("busy") is True and action in kp.legal()
+    kp._search.join()
+    assert kp.fitted == 8

@@ -348,7 +348,7 @@ class GGPPlayer:
                     self._kernel_off(m, "the sheet's legal moves are not the kernel's")
                     return False
             turn["fallback"] = m.spelling.text(kp.term(kp.quick()))
-            action, stats = kp.choose(deadline)
+            action, stats = kp.choose(deadline, hard=deadline + clock_margin(m.play_clock) / 4)
             move = kp.term(action)
             if check and move not in legal:
                 self._kernel_off(m, f"the kernel's move {move} is not legal in the sheet")
@@ -362,6 +362,8 @@ class GGPPlayer:
             search=stats.get("search", ""),
             seconds=round(time.perf_counter() - received, 3),
         )
+        if "overran" in stats:  # the search was not back in time: the network's move went out
+            turn["entry"]["overran"] = stats["overran"]
         turn["move"] = text
         return True
 

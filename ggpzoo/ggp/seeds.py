@@ -415,6 +415,7 @@ class KernelPlayer:
         self.agents: dict = {}
         self.rate = None  # simulations per second, measured
         self.fitted = 8  # the largest search that ended in its time so far
+        self._search: threading.Thread | None = None  # the last search's thread
         self.kind = "mcts"
         try:
             from ggpzoo.baselines import baseline_path
@@ -483,9 +484,14 @@ class KernelPlayer:
             return self.legal()[0]
         return int(self._agent(0)((self.board.copy(), self.aux.copy())))
 
-    def choose(self, deadline: float) -> tuple[int, dict]:
-        """The action to play, searched until ``deadline`` (``time.perf_counter()``), and stats."""
+    def choose(self, deadline: float, hard: float | None = None) -> tuple[int, dict]:
+        """The action to play, searched until ``deadline`` (``time.perf_counter()``), and stats.
+
+        The search runs in a thread of its own: if it is not back by ``hard`` (default
+        ``deadline``) the network's move is answered instead, and the search ends on its own
+        (the next turn waits for it until its own deadline, else answers the network's move)."""
         state = (self.board.copy(), self.aux.copy())
+        hard = deadline if hard is None else hard
         budget = deadline - time.perf_counter()
         if self.net is None:
             from ggpzoo.agents.spec import make_agent
@@ -495,6 +501,11 @@ class KernelPlayer:
             agent = make_agent(f"mcts:{budget:.4f}s", self.env, seed=int(self.rng.integers(2**62)))
             a = int(agent(state))
             return a, {"simulations": int(agent.last_search.get("simulations", 0)), "search": "mcts"}
+        if self._search is not None and self._search.is_alive():  # an earlier search overran
+            self._search.join(max(0.0, deadline - time.perf_counter()))
+            if self._search.is_alive():
+                return self.quick(), {"simulations": 0, "search": "network", "busy": True}
+            budget = deadline - time.perf_counter()
         rate = self.rate or 100.0
         fits = [n for n in self.LADDER if n / rate <= SEARCH_SHARE * budget and n <= 2 * self.fitted]
         if not fits and budget < PROBE_SECONDS:
@@ -502,13 +513,21 @@ class KernelPlayer:
         fits = fits or self.LADDER[:1]  # a speed measured on a busy machine: measure it again
         n = fits[-1]
         agent = self._agent(n)
+        got: dict = {}
         t0 = time.perf_counter()
-        a = int(agent(state))
-        took = max(1e-4, time.perf_counter() - t0)
-        seen = n / took
-        if took <= budget:
-            self.fitted = max(self.fitted, n)
-        else:
-            self.fitted = max(8, n // 4)
+
+        def search():
+            got["action"] = int(agent(state))
+            got["seconds"] = time.perf_counter() - t0
+
+        self._search = threading.Thread(target=search, daemon=True, name="ggp-kernel-search")
+        self._search.start()
+        self._search.join(max(0.0, hard - time.perf_counter()))
+        took = got.get("seconds", time.perf_counter() - t0)
+        seen = n / max(1e-4, took)
+        in_time = "action" in got and took <= budget
+        self.fitted = max(self.fitted, n) if in_time else max(8, n // 4)
         self.rate = seen if seen < rate else 0.8 * rate + 0.2 * seen  # slow to trust a faster machine
-        return a, {"simulations": n, "search": "gumbel", "value": agent.last_search.get("value")}
+        if "action" not in got:
+            return self.quick(), {"simulations": 0, "search": "network", "overran": n}
+        return got["action"], {"simulations": n, "search": "gumbel", "value": agent.last_search.get("value")}
