@@ -587,3 +587,17 @@ def test_a_kernel_search_that_overruns_answers_the_networks_move(monkeypatch):
     assert stats.get("busy") is True and action in kp.legal()
     kp._search.join()
     assert kp.fitted == 8
+
+
+def test_symbol_coordinates_are_read_along_a_chain_of_facts():
+    """Coordinates written as symbols (a corpus sheet's files a..j, scrambled) are read by
+    their place along a chain relation of the sheet's facts, either way round."""
+    from ggpzoo.ggp.seeds import _coordinate_maps, _static_chains
+
+    terms = read_kif("(nf Kobe Rasu) (nf rasu dimo) (other a b) (other b a) (<= (x ?a) (nf ?a ?b))")
+    chains = _static_chains(terms)
+    assert chains == [["kobe", "rasu", "dimo"]]
+    maps = _coordinate_maps({"rasu", "dimo"}, 3, chains)
+    assert maps == [{"kobe": 1, "rasu": 2, "dimo": 3}, {"kobe": 3, "rasu": 2, "dimo": 1}]
+    assert _coordinate_maps({"1", "3"}, 3, chains) == [{"1": 1, "2": 2, "3": 3}]
+    assert _coordinate_maps({"zz"}, 3, chains) == []
