@@ -64,8 +64,9 @@ def player_main(argv: list[str] | None = None) -> int:
     )
     try:
         player = GGPPlayer(args.agent, name=args.name, seed=args.seed, log_dir=args.log_dir, seeds=not args.no_seeds)
-        print("loading the search kernels (a first run compiles them: up to a few minutes)", file=sys.stderr)
-        server = PlayerServer(player, args.host, args.port)
+        what = "the search kernels" + ("" if args.no_seeds else " and the seed games' networks (about 20 s)")
+        print(f"loading {what}; a first run compiles them: up to a few minutes", file=sys.stderr)
+        server = PlayerServer(player, args.host, args.port, warm_seeds=True)
     except (ValueError, OSError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 1

@@ -57,7 +57,7 @@ from ggpzoo.ggp.protocol import (
     write_kif,
 )
 
-__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve"]
+__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve", "warm_up", "warm_up_seeds"]
 
 log = logging.getLogger("ggpzoo.ggp")
 
@@ -102,6 +102,30 @@ def warm_up() -> None:
         make_agent("mcts:16", game, seed=0)(s, role=game.roles[0])
         MonteCarloAgent(m, seed=0).choose(s, 0, time.perf_counter() + 0.01)
         _warmed = True
+
+
+_seeds_warmed = False
+
+
+def warm_up_seeds() -> None:
+    """Load the five seed games' kernel searches and networks once per process
+    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: about 20 s
+    on a 2-core machine, most of it compiling the Amazons search (numba cannot cache it)."""
+    global _seeds_warmed
+    with _WARM:
+        if _seeds_warmed:
+            return
+        from ggpzoo import gdl
+        from ggpzoo.ggp.seeds import SEED_SHEETS, KernelPlayer, recognise
+
+        for name in SEED_SHEETS.values():
+            with open(gdl.game_path(name), encoding="utf-8") as f:
+                text = f.read()
+            seed_map, why = recognise(gdl.load(text), text, seed=0)
+            if seed_map is None:
+                raise RuntimeError(f"ggpzoo's {name} sheet is not recognised: {why}")
+            KernelPlayer(seed_map, seed=0).warm_up()
+        _seeds_warmed = True
 
 
 def _check_agent(spec: str) -> str:
@@ -664,12 +688,17 @@ class _Server(ThreadingHTTPServer):
 class PlayerServer:
     """Serves a [`GGPPlayer`][ggpzoo.ggp.player.GGPPlayer] over HTTP on ``host:port`` (port 0: a free port, see
     [`address`][ggpzoo.ggp.player.PlayerServer]). ``start()`` serves in a background thread, ``stop()`` ends it; as a
-    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up])."""
+    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up]);
+    with ``warm_seeds``, the seed games' too ([`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds])."""
 
-    def __init__(self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True):
+    def __init__(
+        self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True, warm_seeds: bool = False
+    ):
         self.player = player
         if warm:
             warm_up()
+        if warm_seeds and getattr(player, "seeds", False):
+            warm_up_seeds()
         self._server = _Server((host, port), _Handler)
         self._server.player = player
         self._thread: threading.Thread | None = None
@@ -700,7 +729,7 @@ class PlayerServer:
 
 def serve(agent: str = "mcts", port: int = 9147, host: str = "0.0.0.0", **kwargs) -> None:
     """Serve a player until interrupted (``python -m ggpzoo ggp-player``)."""
-    server = PlayerServer(GGPPlayer(agent, **kwargs), host, port)
+    server = PlayerServer(GGPPlayer(agent, **kwargs), host, port, warm_seeds=True)
     log.info("ggpzoo player (%s) on %s:%d", agent, *server.address)
     server.serve_forever()
 
