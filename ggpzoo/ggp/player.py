@@ -70,7 +70,7 @@ AGENT_HELP = (
 # A seed game's sheet is checked against its kernel every turn when a ply on the sheet costs
 # less than this share of the play clock.
 CHECK_SHARE = 0.05
-SEED_CHECK_SECONDS = 10.0  # at most this long (within the start clock) to check a sheet against the seed kernels
+SEED_CHECK_SECONDS = 60.0  # at most this long (within the start clock) to check a sheet against the seed kernels
 KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
 

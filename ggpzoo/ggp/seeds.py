@@ -18,7 +18,8 @@ AlphaZero network. Nothing depends on the sheet's names, so a scrambled sheet is
 3. **Lockstep check** ([`recognise()`][ggpzoo.ggp.seeds.recognise]): random plies on the
    sheet (the exact reasoner) and on the kernel at once; at every state the legal moves of
    the role in control, translated, must be the kernel's, and the end of the game and the
-   goals must agree. A known fingerprint needs `VERIFY_PLIES` plies; any other sheet a
+   goals must agree. A known fingerprint needs `VERIFY_PLIES` plies (`MIN_VERIFY_PLIES`
+   if the sheet's reasoning is too slow for more by the deadline); any other sheet a
    whole random game (a variant with other goals fails there). Any mismatch: not
    recognised, and the player plays the sheet as any other.
 
@@ -64,6 +65,7 @@ SEED_SHEETS = {
     "skirmish_endgame_v0": "skirmish_endgame",
 }
 VERIFY_PLIES = 8  # plies checked in lockstep before a known sheet is played on its kernel
+MIN_VERIFY_PLIES = 1  # ... or at least this many (both roles' moves compared) if the time runs out first
 PROBE_SECONDS = 0.2  # with this much time a turn searches at least 8 simulations, whatever the speed measured
 SEARCH_SHARE = 0.6  # the share of a turn's time the search's simulations are sized for (at the speed measured)
 _NUMBER = re.compile(r"-?\d+")
@@ -121,6 +123,7 @@ CORPUS_FINGERPRINTS = {
     "9551fc673a483148c5e564e064e0f767": "mad_bishops_v0",  # madBishops.kif
     "28168b114b5942bddcf6e3e89ae0b161": "amazons_split_v0",  # amazons_10x10.kif
     "6d2aaca2b9f89db947b52ae564d563d3": "skirmish_endgame_v0",  # skirmishFinal1.kif
+    "f3630da167221309a5f18a7391e7c644": "amazons_v0",  # amazons.kif
 }
 _KNOWN: dict[str, str] | None = None
 _KNOWN_LOCK = threading.Lock()
@@ -331,7 +334,8 @@ def recognise(game, rules: str, deadline: float | None = None, seed: int = 0) ->
     """``(SeedMap, why)`` if the loaded sheet ``game`` (its KIF text ``rules``) is one of the
     seed games and its moves translate to the kernel's in lockstep, else ``(None, why)``.
     ``deadline`` (``time.perf_counter()``): the check stops there (default: 10 s from now);
-    a known sheet needs `VERIFY_PLIES` plies checked by then, another one a whole game."""
+    a known sheet needs `VERIFY_PLIES` plies checked by then (`MIN_VERIFY_PLIES` if its
+    reasoning is too slow for more), another one a whole game."""
     deadline = time.perf_counter() + 10.0 if deadline is None else deadline
     if len(game.roles) != 2:
         return None, f"{len(game.roles)} roles: no seed game"
@@ -367,7 +371,7 @@ def recognise(game, rules: str, deadline: float | None = None, seed: int = 0) ->
                 try:
                     if env_known is not None:
                         checked, _ = _lockstep(sm, game, np.random.default_rng(seed), VERIFY_PLIES, False, deadline)
-                        if checked < VERIFY_PLIES:
+                        if checked < MIN_VERIFY_PLIES:
                             reasons.append(f"{env}: {checked} plies checked by the deadline")
                             continue
                         sm.ply_seconds = (time.perf_counter() - t0) / (checked + 1)
