@@ -601,3 +601,20 @@ def test_symbol_coordinates_are_read_along_a_chain_of_facts():
     assert maps == [{"kobe": 1, "rasu": 2, "dimo": 3}, {"kobe": 3, "rasu": 2, "dimo": 1}]
     assert _coordinate_maps({"1", "3"}, 3, chains) == [{"1": 1, "2": 2, "3": 3}]
     assert _coordinate_maps({"zz"}, 3, chains) == []
+
+
+def test_arena_replaces_a_remote_players_bad_reply_with_a_random_move():
+    from ggpzoo.agents.spec import make_agent
+    from ggpzoo.tools.arena import play_game
+
+    game = gdl.load(TTT)
+    bad = PlayerServer(_Scripted("(MARK 1 1)"), port=0, warm=False).start()
+    try:
+        remote = make_agent("ggp:{}:{}".format(*bad.address), game, seed=3)
+        remote.play_clock = PLAY
+        record = play_game(game, remote, make_agent("random", game, seed=4))
+    finally:
+        bad.stop()
+    x_moves = (record.length + 1) // 2
+    assert len(remote.errors) == x_moves and all("illegal" in why for _, _, why in remote.errors)
+    assert all(m.startswith("(mark") for m in record.moves[::2])  # random legal moves were played for it
