@@ -409,11 +409,13 @@ class GGPPlayer:
                 m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
             m.state = m.machine.initial()
             log.info(
-                "match %s: role %s, %s path%s (start clock %g s)",
+                "match %s: role %s, %s%s (start clock %g s)",
                 m.id_text,
                 m.role_text,
-                m.log["backend"],
-                f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
+                f"the {m.kernel.env} kernel plays, the sheet on the exact path"
+                if m.kernel is not None
+                else m.log["backend"] + " path",
+                f" ({m.log['backend_reason']})" if m.log["backend_reason"] and m.kernel is None else "",
                 m.start_clock,
             )
         elif m.machine.backend == "exact" and m.compile_error and m.compile_error not in m.log["backend_reason"]:
