@@ -3,9 +3,11 @@
 import socket
 import time
 
+import numpy as np
 import pytest
 
 from ggpzoo import gdl
+from ggpzoo.gdl.syntax import to_text
 from ggpzoo.ggp.agents import LegalAgent, Machine, MonteCarloAgent
 from ggpzoo.ggp.player import GGPPlayer, PlayerServer, clock_margin, post, warm_up
 from ggpzoo.ggp.protocol import (
@@ -16,6 +18,7 @@ from ggpzoo.ggp.protocol import (
     Spelling,
     parse_message,
     read_kif,
+    write_kif,
 )
 from ggpzoo.ggp.server import GRACE, run_match, scramble
 
@@ -378,7 +381,7 @@ def test_ggp_match_command(servers, tmp_path, capsys):
     assert "bad agent 'mcts:abc'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server"])
+@pytest.mark.parametrize("module", ["protocol", "agents", "player", "server", "seeds"])
 def test_doctests(module):
     import doctest
     import importlib
@@ -394,3 +397,224 @@ def test_a_client_that_hangs_up_is_one_log_line(monkeypatch, caplog):
             post(*server.address, "(info)", timeout=0.1)
         time.sleep(1.0)
     assert any("closed the connection" in r.getMessage() for r in caplog.records)
+
+
+# ----------------------------------------------------------------------------- the seed games on their kernels
+SEEDS = ["amazons", "amazons_split", "mad_bishops", "skirmish", "skirmish_endgame"]
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_a_scrambled_seed_sheet_is_recognised_and_translates(name):
+    from ggpzoo.ggp.seeds import SEED_SHEETS, VERIFY_PLIES, fingerprint, recognise
+
+    text, names = scramble(_text(name), seed=11)
+    assert fingerprint(text) == fingerprint(_text(name))
+    game = gdl.load(text)
+    seed_map, why = recognise(game, text, seed=1)
+    assert seed_map is not None, why
+    assert SEED_SHEETS[seed_map.env] == name and why.startswith("known sheet") and f"{VERIFY_PLIES} plies" in why
+    assert game.roles[seed_map.white] == names["white"].lower()
+    # every first move: sheet term -> kernel action -> the same term
+    K = seed_map.kernel
+    board, aux = np.zeros(K.H * K.W, np.int8), np.zeros(K.AUX_SIZE, np.int32)
+    K.init(board, aux, seed_map.variant)
+    moves = game.legal(game.initial_state(), game.roles[seed_map.white])
+    ids = [seed_map.action(t, aux) for t in moves]
+    buf = np.zeros(K.MAX_LEGAL, np.int32)
+    assert sorted(ids) == sorted(buf[: K.legal_actions(board, aux, buf)].tolist())
+    assert [seed_map.term(a, aux) for a in ids] == moves
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "breakthrough", "connect_four"])
+def test_other_sheets_are_not_seed_games(name):
+    from ggpzoo.ggp.seeds import recognise
+
+    text, _ = scramble(_text(name), seed=2)
+    seed_map, why = recognise(gdl.load(text), text)
+    assert seed_map is None and "seed game" in why
+
+
+def test_a_seed_variant_with_other_goals_is_refused():
+    """Mad Bishops with the goals swapped (the last piece loses): the same moves, another
+    fingerprint; a whole random game in lockstep finds the goals differ."""
+    from ggpzoo.ggp.seeds import recognise
+
+    text = _text("mad_bishops").replace("(goal ?r 100) (haspiece", "(goal ?r 0) (haspiece")
+    text = text.replace("(goal ?r 0) (role ?r) (not (haspiece", "(goal ?r 100) (role ?r) (not (haspiece")
+    assert text != _text("mad_bishops")
+    seed_map, why = recognise(gdl.load(text), text, seed=0)
+    assert seed_map is None and "goals" in why, why
+    # the unchanged sheet with its rules reordered (another fingerprint) plays a whole game in lockstep
+    moved = "\n".join(write_kif(t) for t in read_kif(_text("mad_bishops"))[::-1])
+    seed_map, why = recognise(gdl.load(moved), moved, seed=0)
+    assert seed_map is not None and seed_map.env == "mad_bishops_v0" and "whole random game" in why, why
+
+
+def test_seed_match_on_the_kernel_against_monte_carlo(servers):
+    a, b = servers
+    rec = run_match(
+        "skirmish_endgame", [b.address, a.address], start_clock=20, play_clock=PLAY, scramble_names=True, seed=5
+    )
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+    log = a.player.matches[-1]
+    assert log["seed"]["env"] == "skirmish_endgame_v0" and "left" not in log["seed"], log["seed"]
+    searched = [t for t in log["turns"] if t.get("legal", 1) > 1]
+    assert searched and searched[-1]["backend"] == "kernel"
+    assert max(t for turn in rec["times"] for t in turn) < PLAY + GRACE
+
+
+def test_a_mismatch_mid_match_leaves_the_kernel(monkeypatch):
+    from ggpzoo.ggp.seeds import KernelPlayer
+
+    player = GGPPlayer("mcts", seed=0)
+    text = _text("skirmish_endgame")
+    assert player.handle(f"(START m1 white ({text}) 20 {PLAY})") == "ready"
+    first = player.handle("(PLAY m1 NIL)")
+    assert first.startswith("(move")
+    monkeypatch.setattr(KernelPlayer, "legal", lambda self: [])  # the kernel disagrees from now on
+    game = gdl.load(text)
+    s = game.initial_state()
+    white = read_kif(first)[0]
+    s = game.next_state(s, {"white": white, "black": "noop"})
+    reply = game.legal(s, "black")[0]
+    assert player.handle(f"(PLAY m1 ({first} noop))") == "noop"
+    s = game.next_state(s, {"white": "noop", "black": reply})
+    second = player.handle(f"(PLAY m1 (noop {to_text(reply)}))")
+    assert read_kif(second)[0] in game.legal(s, "white")  # the sheet played it
+    assert player.handle("(ABORT m1)") == "aborted"
+    log = player.matches[-1]
+    assert (
+        log["seed"]["left"].startswith("turn 1: the move") and "not a legal action of the kernel" in log["seed"]["left"]
+    )
+    assert log["turns"][0]["backend"] == "kernel" and log["turns"][-1]["backend"] == "exact"
+
+
+def test_no_seeds_plays_the_sheet():
+    player = GGPPlayer("mcts", seed=0, seeds=False)
+    assert player.handle(f"(START m1 white ({_text('skirmish_endgame')}) 20 {PLAY})") == "ready"
+    assert player.handle("(PLAY m1 NIL)").startswith("(move")
+    assert player.handle("(ABORT m1)") == "aborted"
+    assert player.matches[-1]["seed"] is None and player.matches[-1]["turns"][0]["backend"] == "compiled"
+
+
+# ----------------------------------------------------------------------------- ggp:HOST:PORT in the arena
+@pytest.mark.parametrize("env", ["gdl:tictactoe", "skirmish_endgame_v0"])
+def test_arena_plays_a_remote_ggp_player(servers, env):
+    from ggpzoo.agents.spec import make_agent
+    from ggpzoo.tools.arena import round_robin
+
+    host, port = servers[0].address
+    env_arg = gdl.load(TTT) if env.startswith("gdl:") else env
+    remote = make_agent(f"ggp:{host}:{port}", env_arg, seed=1)
+    remote.play_clock = PLAY
+    before = len(servers[0].player.matches)
+    result = round_robin(env_arg, [remote, make_agent("random", env_arg, seed=2)], games=2, progress=False)
+    assert remote.errors == []
+    assert [r.length > 0 for r in result.games] == [True, True]
+    logs = servers[0].player.matches[before:]
+    assert [m["result"] for m in logs] == ["done", "done"]
+    for log, record in zip(logs, result.games, strict=True):
+        seat = 0 if record.white == remote.name else 1
+        assert list(log["goals"].values())[seat] == record.goals[seat]  # the player saw the same game
+
+
+def test_ggp_agent_spec_errors():
+    from ggpzoo.agents.spec import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="HOST:PORT"):
+        make_agent("ggp:localhost:http", "skirmish_v0")
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    from ggpzoo.tools.arena import play_game
+
+    agent = make_agent(f"ggp:127.0.0.1:{closed}", "skirmish_v0")
+    with pytest.raises(OSError, match="cannot reach"):
+        play_game("skirmish_v0", agent, make_agent("random", "skirmish_v0"))
+
+
+def test_a_slow_sheet_is_not_reasoned_on_while_the_kernel_plays(monkeypatch):
+    """Where a ply on the sheet costs more than CHECK_SHARE of the play clock, the kernel
+    plays without the sheet's state: no legal moves are asked of the sheet."""
+    import ggpzoo.ggp.player as player_module
+
+    monkeypatch.setattr(player_module, "CHECK_SHARE", 0.0)  # every sheet is "slow"
+    player = GGPPlayer("mcts", seed=0)
+    text = _text("skirmish_endgame")
+    assert player.handle(f"(START m1 black ({text}) 20 {PLAY})") == "ready"
+    asked = []
+    real = Machine.legal
+    monkeypatch.setattr(Machine, "legal", lambda self, s: asked.append(1) or real(self, s))
+    game = gdl.load(text)
+    s = game.initial_state()
+    assert player.handle("(PLAY m1 NIL)") == "noop"
+    white = game.legal(s, "white")[0]
+    s = game.next_state(s, {"white": white, "black": "noop"})
+    reply = read_kif(player.handle(f"(PLAY m1 ({to_text(white)} noop))"))[0]
+    assert reply in game.legal(s, "black")
+    s = game.next_state(s, {"white": "noop", "black": reply})
+    assert player.handle(f"(PLAY m1 (noop {to_text(reply)}))") == "noop"
+    assert asked == []  # the kernel answered alone
+    assert len(player._match.pending) == 2  # the sheet's state is two joint moves behind
+    assert player.handle("(ABORT m1)") == "aborted"
+    assert [t["backend"] for t in player.matches[-1]["turns"]] == ["kernel"] * 3
+
+
+def test_a_kernel_search_that_overruns_answers_the_networks_move(monkeypatch):
+    from ggpzoo.agents.gumbel import GumbelAZAgent
+    from ggpzoo.ggp.seeds import KernelPlayer, recognise
+
+    text = _text("skirmish_endgame")
+    seed_map, _ = recognise(gdl.load(text), text)
+    kp = KernelPlayer(seed_map, seed=0)
+    kp.warm_up()
+    real = GumbelAZAgent.__call__
+
+    def slow(self, state):
+        if self.simulations:
+            time.sleep(0.6)
+        return real(self, state)
+
+    monkeypatch.setattr(GumbelAZAgent, "__call__", slow)
+    t0 = time.perf_counter()
+    action, stats = kp.choose(t0 + 0.3)
+    assert time.perf_counter() - t0 < 0.45 and stats["overran"] >= 8 and stats["simulations"] == 0
+    assert action == kp.quick() and action in kp.legal()
+    # the next turn waits for the search still running, up to its own deadline
+    action, stats = kp.choose(time.perf_counter() + 0.05)
+    assert stats.get("busy") is True and action in kp.legal()
+    kp._search.join()
+    assert kp.fitted == 8
+
+
+def test_symbol_coordinates_are_read_along_a_chain_of_facts():
+    """Coordinates written as symbols (a corpus sheet's files a..j, scrambled) are read by
+    their place along a chain relation of the sheet's facts, either way round."""
+    from ggpzoo.ggp.seeds import _coordinate_maps, _static_chains
+
+    terms = read_kif("(nf Kobe Rasu) (nf rasu dimo) (other a b) (other b a) (<= (x ?a) (nf ?a ?b))")
+    chains = _static_chains(terms)
+    assert chains == [["kobe", "rasu", "dimo"]]
+    maps = _coordinate_maps({"rasu", "dimo"}, 3, chains)
+    assert maps == [{"kobe": 1, "rasu": 2, "dimo": 3}, {"kobe": 3, "rasu": 2, "dimo": 1}]
+    assert _coordinate_maps({"1", "3"}, 3, chains) == [{"1": 1, "2": 2, "3": 3}]
+    assert _coordinate_maps({"zz"}, 3, chains) == []
+
+
+def test_arena_replaces_a_remote_players_bad_reply_with_a_random_move():
+    from ggpzoo.agents.spec import make_agent
+    from ggpzoo.tools.arena import play_game
+
+    game = gdl.load(TTT)
+    bad = PlayerServer(_Scripted("(MARK 1 1)"), port=0, warm=False).start()
+    try:
+        remote = make_agent("ggp:{}:{}".format(*bad.address), game, seed=3)
+        remote.play_clock = PLAY
+        record = play_game(game, remote, make_agent("random", game, seed=4))
+    finally:
+        bad.stop()
+    x_moves = (record.length + 1) // 2
+    assert len(remote.errors) == x_moves and all("illegal" in why for _, _, why in remote.errors)
+    assert all(m.startswith("(mark") for m in record.moves[::2])  # random legal moves were played for it

@@ -18,12 +18,14 @@ SPEC_HELP = (
     "| sb3:PATH or PATH.zip (a saved MaskablePPO model; pickle: trusted files only) "
     "| PATH.json (plain weights from ggpzoo.agents.weights.save_policy) "
     "| baseline | baseline:SIMULATIONS (the game's shipped AlphaZero network, alone or with Gumbel search) "
-    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az)"
+    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az) "
+    "| ggp:HOST:PORT (a player over the GGP protocol, e.g. python -m ggpzoo ggp-player)"
 )
 
 GDL_SPEC_HELP = (
     "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
-    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET)"
+    "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET) "
+    "| ggp:HOST:PORT (a player over the GGP protocol)"
 )
 
 TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/az/{env}"
@@ -70,7 +72,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
         from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 
         mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
-        if text != "random" and kind not in ("mcts", "az"):
+        if text != "random" and kind not in ("mcts", "az", "ggp"):
             raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
     try:
         if text == "random":
@@ -86,6 +88,10 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
                 agent = mcts(env_name, seconds=float(arg[:-1]), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
+        elif kind == "ggp":
+            from ggpzoo.ggp.remote import GGPAgent
+
+            agent = GGPAgent(arg, seed=seed)
         elif kind == "baseline":
             from ggpzoo.baselines import available, baseline_path
 

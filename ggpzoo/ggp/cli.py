@@ -51,15 +51,22 @@ def player_main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default="ggpzoo", help="the name INFO answers (default ggpzoo)")
     p.add_argument("--seed", type=_seed, default=None, help="seeds the searches")
     p.add_argument("--log-dir", default=None, help="write each match's log to LOG_DIR/MATCHID.json")
+    p.add_argument(
+        "--no-seeds",
+        action="store_true",
+        help="play the five seed games (amazons, mad bishops, skirmish...) on their sheets too, "
+        "not on their hand-written kernels with the shipped networks",
+    )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     args = p.parse_args(argv)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr
     )
     try:
-        player = GGPPlayer(args.agent, name=args.name, seed=args.seed, log_dir=args.log_dir)
-        print("loading the search kernels (a first run compiles them: up to a few minutes)", file=sys.stderr)
-        server = PlayerServer(player, args.host, args.port)
+        player = GGPPlayer(args.agent, name=args.name, seed=args.seed, log_dir=args.log_dir, seeds=not args.no_seeds)
+        what = "the search kernels" + ("" if args.no_seeds else " and the seed games' networks (about 20 s)")
+        print(f"loading {what}; a first run compiles them: up to a few minutes", file=sys.stderr)
+        server = PlayerServer(player, args.host, args.port, warm_seeds=True)
     except (ValueError, OSError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 1

@@ -57,7 +57,7 @@ from ggpzoo.ggp.protocol import (
     write_kif,
 )
 
-__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve"]
+__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve", "warm_up", "warm_up_seeds"]
 
 log = logging.getLogger("ggpzoo.ggp")
 
@@ -67,6 +67,10 @@ AGENT_HELP = (
     "legal (the first legal move) | random (a random legal move) | "
     "az:PATH.json[:SIMULATIONS] (a trained GDL network, compiled sheets only)"
 )
+# A seed game's sheet is checked against its kernel every turn when a ply on the sheet costs
+# less than this share of the play clock.
+CHECK_SHARE = 0.05
+SEED_CHECK_SECONDS = 60.0  # at most this long (within the start clock) to check a sheet against the seed kernels
 KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
 
@@ -98,6 +102,30 @@ def warm_up() -> None:
         make_agent("mcts:16", game, seed=0)(s, role=game.roles[0])
         MonteCarloAgent(m, seed=0).choose(s, 0, time.perf_counter() + 0.01)
         _warmed = True
+
+
+_seeds_warmed = False
+
+
+def warm_up_seeds() -> None:
+    """Load the five seed games' kernel searches and networks once per process
+    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: about 20 s
+    on a 2-core machine, most of it compiling the Amazons search (numba cannot cache it)."""
+    global _seeds_warmed
+    with _WARM:
+        if _seeds_warmed:
+            return
+        from ggpzoo import gdl
+        from ggpzoo.ggp.seeds import SEED_SHEETS, KernelPlayer, recognise
+
+        for name in SEED_SHEETS.values():
+            with open(gdl.game_path(name), encoding="utf-8") as f:
+                text = f.read()
+            seed_map, why = recognise(gdl.load(text), text, seed=0)
+            if seed_map is None:
+                raise RuntimeError(f"ggpzoo's {name} sheet is not recognised: {why}")
+            KernelPlayer(seed_map, seed=0).warm_up()
+        _seeds_warmed = True
 
 
 def _check_agent(spec: str) -> str:
@@ -140,6 +168,11 @@ class _Match:
         self.agent = None
         self.over = False
         self.turn = 0
+        self.history: list = []  # the joint moves played (game terms, role order)
+        self.pending: list = []  # joint moves not applied to ``state`` yet (a slow sheet the kernel plays)
+        self.kernel = None  # a seed game's KernelPlayer, once recognised and loaded
+        self.kernel_on = False  # playing on it (its state follows the match)
+        self.kernel_off = False  # left for good (a mismatch)
         self.log: dict = {
             "match_id": msg.match_id,
             "role": msg.role,
@@ -147,6 +180,7 @@ class _Match:
             "play_clock": msg.play_clock,
             "backend": None,
             "backend_reason": "",
+            "seed": None,
             "turns": [],
             "goals": None,
             "result": None,
@@ -162,10 +196,21 @@ class GGPPlayer:
         name: the name INFO answers.
         seed: seeds the searches (their answers still depend on timing).
         log_dir: if given, each match's log is written to ``LOG_DIR/MATCHID.json``.
+        seeds: with the ``mcts`` agent, play the five seed games on their hand-written
+            kernels with the shipped networks when a sheet is recognised as one
+            (`ggpzoo.ggp.seeds`); False plays every sheet the same way.
     """
 
-    def __init__(self, agent: str = "mcts", name: str = "ggpzoo", seed: int | None = None, log_dir: str | None = None):
+    def __init__(
+        self,
+        agent: str = "mcts",
+        name: str = "ggpzoo",
+        seed: int | None = None,
+        log_dir: str | None = None,
+        seeds: bool = True,
+    ):
         self.agent = _check_agent(agent)
+        self.seeds = bool(seeds) and self.agent == "mcts"
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.log_dir = log_dir
@@ -245,6 +290,9 @@ class GGPPlayer:
                 return
             m.exact = game
             m.loaded.set()
+            if self.seeds and self._recognise(m, deadline):
+                m.compile_error = f"not built: the {m.kernel.env} kernel plays the sheet"
+                return
             budget = max(1.0, deadline - time.perf_counter())
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
@@ -259,6 +307,89 @@ class GGPPlayer:
             m.log["load_seconds"] = round(time.perf_counter() - m.received, 3)
             m.loaded.set()
             m.compile_done.set()
+
+    def _recognise(self, m: _Match, deadline: float) -> bool:
+        """Is the sheet a seed game (`ggpzoo.ggp.seeds`)? If so, load its kernel player
+        (network, search kernels) into ``m.kernel``. Logs either way."""
+        from ggpzoo.ggp.seeds import KernelPlayer, recognise
+
+        t0 = time.perf_counter()
+        try:
+            seed_map, why = recognise(m.exact, m.rules, deadline=min(deadline, t0 + SEED_CHECK_SECONDS), seed=0)
+        except Exception as e:  # noqa: BLE001 - then the sheet is played as any other
+            seed_map, why = None, f"the check failed: {type(e).__name__}: {str(e)[:120]}"
+        m.log["seed"] = {"env": seed_map and seed_map.env, "why": why, "seconds": round(time.perf_counter() - t0, 3)}
+        if seed_map is None:
+            log.info("match %s: %s", m.id_text, why)
+            return False
+        try:
+            player = KernelPlayer(seed_map, seed=int(self.rng.integers(2**62)))
+            player.warm_up()
+        except Exception as e:  # noqa: BLE001 - then the sheet is played as any other
+            m.log["seed"]["why"] += f"; the kernel player failed to load: {type(e).__name__}: {str(e)[:120]}"
+            log.warning("match %s: %s", m.id_text, m.log["seed"]["why"])
+            return False
+        m.log["seed"]["search"] = player.kind
+        m.log["seed"]["seconds"] = round(time.perf_counter() - t0, 3)
+        m.kernel = player
+        log.info("match %s: %s; %s search on the kernel", m.id_text, why, player.kind)
+        return True
+
+    def _kernel_off(self, m: _Match, why: str) -> None:
+        m.kernel_on, m.kernel_off = False, True
+        m.log["seed"]["left"] = f"turn {m.turn}: {why}"
+        log.warning("match %s: leaves the %s kernel at turn %d: %s", m.id_text, m.kernel.env, m.turn, why)
+
+    def _kernel_turn(self, m: _Match, turn: dict, deadline: float, received: float) -> bool:
+        """Play the turn on the seed game's kernel; False (and the kernel left for good) on
+        any mismatch with the sheet, which then plays the turn."""
+        kp = m.kernel
+        if not m.kernel_on:  # loaded after the match began: catch up with the moves played
+            try:
+                for joint in m.history:
+                    kp.play(joint)
+            except ValueError as e:
+                self._kernel_off(m, str(e))
+                return False
+            m.kernel_on = True
+        if kp.over():
+            self._kernel_off(m, "the kernel's game is over, the sheet's is not")
+            return False
+        check = not self._lazy(m)  # the sheet's legal moves against the kernel's, every turn
+        legal = m.machine.legal(m.state)[m.role] if check else None
+        stats: dict = {}
+        if kp.mover() != m.role:
+            move = kp.map.idle.get(m.role)
+            if move is None or check and legal != [move]:
+                self._kernel_off(m, "the role not in control has other moves than in the check")
+                return False
+            count = 1
+        else:
+            count = len(kp.legal())
+            if check:
+                ids = [kp.map.action(t, kp.aux) for t in legal]
+                if sorted(a for a in ids if a is not None) != sorted(kp.legal()) or None in ids:
+                    self._kernel_off(m, "the sheet's legal moves are not the kernel's")
+                    return False
+            turn["fallback"] = m.spelling.text(kp.term(kp.quick()))
+            action, stats = kp.choose(deadline, hard=deadline + clock_margin(m.play_clock) / 4)
+            move = kp.term(action)
+            if check and move not in legal:
+                self._kernel_off(m, f"the kernel's move {move} is not legal in the sheet")
+                return False
+        text = m.spelling.text(move)
+        turn["entry"].update(
+            legal=count,
+            move=text,
+            backend="kernel",
+            simulations=stats.get("simulations", 0),
+            search=stats.get("search", ""),
+            seconds=round(time.perf_counter() - received, 3),
+        )
+        if "overran" in stats:  # the search was not back in time: the network's move went out
+            turn["entry"]["overran"] = stats["overran"]
+        turn["move"] = text
+        return True
 
     def _ensure_machine(self, m: _Match) -> None:
         """Set the match's machine once the sheet is read: the network if it is built, else
@@ -278,11 +409,13 @@ class GGPPlayer:
                 m.log["backend_reason"] = (m.log["backend_reason"] + "; " if m.log["backend_reason"] else "") + reason
             m.state = m.machine.initial()
             log.info(
-                "match %s: role %s, %s path%s (start clock %g s)",
+                "match %s: role %s, %s%s (start clock %g s)",
                 m.id_text,
                 m.role_text,
-                m.log["backend"],
-                f" ({m.log['backend_reason']})" if m.log["backend_reason"] else "",
+                f"the {m.kernel.env} kernel plays, the sheet on the exact path"
+                if m.kernel is not None
+                else m.log["backend"] + " path",
+                f" ({m.log['backend_reason']})" if m.log["backend_reason"] and m.kernel is None else "",
                 m.start_clock,
             )
         elif m.machine.backend == "exact" and m.compile_error and m.compile_error not in m.log["backend_reason"]:
@@ -320,6 +453,23 @@ class GGPPlayer:
                 return error_reply(turn.get("error") or "no move ready in time")
         return move
 
+    def _lazy(self, m: _Match) -> bool:
+        """Does the kernel play without the sheet's state kept up (a sheet too slow to reason
+        on every turn, `CHECK_SHARE`)? Its moves are then applied when the sheet is needed."""
+        return m.kernel_on and m.kernel.map.ply_seconds > CHECK_SHARE * m.play_clock
+
+    def _sync(self, m: _Match) -> None:
+        """Apply the joint moves kept back by a lazy kernel match to the sheet's state."""
+        mach = m.machine
+        while m.pending:
+            moves = m.pending.pop(0)
+            try:
+                joint = [mach.move(i, t) for i, t in enumerate(moves)]
+            except KeyError as e:
+                m.pending.clear()
+                raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
+            m.state = mach.next(m.state, joint)
+
     def _advance(self, m: _Match, msg) -> None:
         """Apply the joint move of a PLAY or STOP to the tracked state."""
         if msg.moves is None:
@@ -327,12 +477,16 @@ class GGPPlayer:
         mach = m.machine
         if len(msg.moves) != len(mach.roles):
             raise ProtocolError(f"a joint move has one move per role ({len(mach.roles)}), got {len(msg.moves)}")
-        try:
-            joint = [mach.move(i, t) for i, t in enumerate(msg.moves)]
-        except KeyError as e:
-            raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
-        m.state = mach.next(m.state, joint)
+        m.pending.append(list(msg.moves))
+        if not self._lazy(m):
+            self._sync(m)
         m.turn += 1
+        m.history.append(list(msg.moves))
+        if m.kernel_on:
+            try:
+                m.kernel.play(msg.moves)
+            except ValueError as e:
+                self._kernel_off(m, str(e))
 
     def _turn(self, m: _Match, msg, turn: dict, deadline: float, received: float) -> None:
         entry = turn["entry"]
@@ -341,6 +495,13 @@ class GGPPlayer:
         try:
             self._ensure_machine(m)
             self._advance(m, msg)
+            if m.kernel is not None and not m.kernel_off:
+                try:
+                    if self._kernel_turn(m, turn, deadline, received):
+                        return
+                except Exception as e:  # noqa: BLE001 - the sheet plays the turn
+                    self._kernel_off(m, f"{type(e).__name__}: {str(e)[:120]}")
+            self._sync(m)
             mach = m.machine
             if mach.over(m.state):
                 raise ProtocolError("the game is over in the state the moves lead to: nothing to play")
@@ -414,6 +575,12 @@ class GGPPlayer:
             try:
                 self._ensure_machine(m)
                 self._advance(m, msg)
+                if m.kernel_on and m.pending and m.kernel.over():  # the kernel's goals: the sheet is behind
+                    g = m.kernel.map.kernel.goals(m.kernel.board, m.kernel.aux)
+                    roles = m.machine.roles
+                    m.log["goals"] = {roles[m.kernel.map.sheet_role(k)]: int(g[k]) for k in (0, 1)}
+                    return
+                self._sync(m)
                 if m.machine.over(m.state):
                     m.log["goals"] = dict(zip(m.machine.roles, m.machine.goals(m.state), strict=True))
             except Exception as e:  # noqa: BLE001 - logged
@@ -523,12 +690,17 @@ class _Server(ThreadingHTTPServer):
 class PlayerServer:
     """Serves a [`GGPPlayer`][ggpzoo.ggp.player.GGPPlayer] over HTTP on ``host:port`` (port 0: a free port, see
     [`address`][ggpzoo.ggp.player.PlayerServer]). ``start()`` serves in a background thread, ``stop()`` ends it; as a
-    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up])."""
+    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up]);
+    with ``warm_seeds``, the seed games' too ([`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds])."""
 
-    def __init__(self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True):
+    def __init__(
+        self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True, warm_seeds: bool = False
+    ):
         self.player = player
         if warm:
             warm_up()
+        if warm_seeds and getattr(player, "seeds", False):
+            warm_up_seeds()
         self._server = _Server((host, port), _Handler)
         self._server.player = player
         self._thread: threading.Thread | None = None
@@ -559,7 +731,7 @@ class PlayerServer:
 
 def serve(agent: str = "mcts", port: int = 9147, host: str = "0.0.0.0", **kwargs) -> None:
     """Serve a player until interrupted (``python -m ggpzoo ggp-player``)."""
-    server = PlayerServer(GGPPlayer(agent, **kwargs), host, port)
+    server = PlayerServer(GGPPlayer(agent, **kwargs), host, port, warm_seeds=True)
     log.info("ggpzoo player (%s) on %s:%d", agent, *server.address)
     server.serve_forever()
 

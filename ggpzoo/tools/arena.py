@@ -91,7 +91,9 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
     """Play one game of ``env`` (an env name, a GDL game or a ggpzoo raw env) from the start.
 
     ``seeds`` reseed the two agents first (``agent.reset(seed)``), so that the game can be
-    played again; ``on_move(env, action)`` is called after every action. Raises
+    played again; ``on_move(env, action)`` is called after every action. An agent with
+    ``begin(env, seat)`` and ``moved(env, seat, action)`` methods (a remote GGP player,
+    [`GGPAgent`][ggpzoo.ggp.remote.GGPAgent]) is told of the game's start and of every action. Raises
     [`ArenaError`][ggpzoo.tools.arena.ArenaError] if an agent plays an illegal action. In a GDL game, ``white`` plays
     the first role.
     """
@@ -103,6 +105,9 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
     players = dict(zip(seats, (white, black), strict=True))
     for i, agent in enumerate((white, black)):
         agent.reset(None if seeds is None else int(seeds[i]))
+    for seat, agent in players.items():
+        if hasattr(agent, "begin"):  # a remote GGP player (ggpzoo.ggp.remote): START
+            agent.begin(env, seat)
     actions, moves = [], []
     start = time.perf_counter()
     while not env.is_game_over():
@@ -114,6 +119,9 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         except ValueError as e:
             raise ArenaError(f"{agent.name} (playing {mover}) broke the rules: {e}") from None
         actions.append(int(action))
+        for agent in (white, black) if white is not black else (white,):
+            if hasattr(agent, "moved"):  # a remote GGP player follows every move (PLAY, STOP)
+                agent.moved(env, mover, int(action))
         if hasattr(env, "action_to_term"):  # a GDL env: the move's GDL text
             moves.append(env.action_to_term(int(action), role=mover))
         else:
