@@ -966,29 +966,6 @@ def test_az_agent_refusals_between_games(tmp_path):
         train(AZConfig(env="gdl:tictactoe", features=True), minutes=0.01, out=str(tmp_path / "run"))
 
 
-def test_a_model_of_another_sheet_is_refused_before_that_sheet_is_read(tmp_path, monkeypatch):
-    """The description's sheet fingerprint is compared first: the agent never asks for the
-    other sheet's spec (which would read and ground it)."""
-    import ggpzoo.agents.gumbel as gumbel_module
-    import ggpzoo.training.az.net as net_module
-
-    path = save_model(GDLAZNet("gdl:connect_four", width=8, blocks=0), str(tmp_path / "c4"))
-    ttt = spec("gdl:tictactoe")
-    asked = []
-
-    def only_tictactoe(env):
-        asked.append(env)
-        if env is not ttt and env != "gdl:tictactoe":
-            raise AssertionError(f"the spec of {env!r} was asked for: its sheet would be read")
-        return ttt
-
-    monkeypatch.setattr(net_module, "_spec", only_tictactoe)
-    monkeypatch.setattr(gumbel_module, "_spec", only_tictactoe)
-    with pytest.raises(ValueError, match="is a model of 'gdl:connect_four', another sheet than tictactoe"):
-        GumbelAZAgent("gdl:tictactoe", path)
-    assert asked  # the checks ran through the patched lookup
-
-
 def test_the_old_gdl_names_warn_and_give_the_one_tool():
     from ggpzoo.agents import gdl_gumbel
     from ggpzoo.training.az import gdl as az_gdl
