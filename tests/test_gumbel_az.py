@@ -529,6 +529,9 @@ def test_the_replay_buffer_saves_and_loads_in_order(tmp_path):
     assert sorted(smaller.z.tolist()) == [4, 5, 6] and len(smaller) == 3
     with pytest.raises(ValueError, match="another shape"):
         ReplayBuffer(5, (3,), np.int8).load(tmp_path / "b.npz")
+    as_planes = ReplayBuffer(5, (1, 1, 2), np.int8)  # a sheet's older buffer: observation vectors
+    as_planes.load(tmp_path / "b.npz")
+    assert as_planes.obs[:, 0, 0, 0].tolist() == [2, 3, 4, 5, 6]
     empty = ReplayBuffer(4, (2,), np.int8)
     empty.save(tmp_path / "e.npz")
     back.load(tmp_path / "e.npz")

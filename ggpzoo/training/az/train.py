@@ -412,6 +412,8 @@ class ReplayBuffer:
         with np.load(path, allow_pickle=False) as f:
             obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
             nxt = int(f["next"])
+        if obs.ndim == 2 and self.obs.shape[1:3] == (1, 1) and obs.shape[1:] == self.obs.shape[3:]:
+            obs = obs.reshape(len(obs), 1, 1, -1)  # a sheet's buffer of 0.6 (observation vectors)
         if obs.shape[1:] != self.obs.shape[1:] or not (len(obs) == len(z) == len(lengths)):
             raise ValueError(f"{path}: a replay buffer of another shape ({obs.shape[1:]}, not {self.obs.shape[1:]})")
         if int(lengths.sum()) != len(actions) or len(actions) != len(probs):
