@@ -918,6 +918,10 @@ def test_simultaneous_moves_and_other_role_counts_are_refused(tmp_path, capsys):
     rps_path.write_text(RPS)
     with pytest.raises(ValueError, match="simultaneous"):
         train(AZConfig(env=f"gdl:{rps_path}", games=2), minutes=0.01, out=str(tmp_path / "run"))
+    from ggpzoo.training.az.train import net_score
+
+    with pytest.raises(ValueError, match="gdl:rps: .*simultaneous"):  # not a game that never moves
+        net_score(network_for(rps, 8, blocks=0), rps, "random", 2)
     with pytest.raises(SystemExit):
         az_main(["--env", f"gdl:{path}", "--minutes", "1", "--out", str(tmp_path / "run")])
     assert "a two-role game is needed" in capsys.readouterr().err

@@ -247,6 +247,11 @@ def net_score(net, env_name, opponent: str, games: int, seed: int = 0, device="c
     boards = np.zeros((games, s.board_size), np.int8)
     auxs = np.zeros((games, s.aux_size), np.int32)
     code, g = _start_all(game, s.variant, T, W, boards, auxs)
+    legal, scratch = np.zeros(s.max_legal, np.int32), np.zeros(s.max_legal, np.int32)
+    goals = np.zeros(s.num_roles, np.int64)
+    if not code:  # a game where no role chooses at the start would never move
+        g, code = 0, status(game, boards[0], auxs[0], T, W[0], legal, goals)
+        code = 0 if code > 0 else code
     if code:
         raise status_error(s, code, f"game {g}")
     net_role = (np.arange(games) >= (games + 1) // 2).astype(np.int32)
@@ -254,8 +259,6 @@ def net_score(net, env_name, opponent: str, games: int, seed: int = 0, device="c
     score = np.zeros(games)
     actions = np.zeros(games, np.int32)
     obs = np.zeros((games, *net.input_shape), s.obs_dtype)
-    legal, scratch = np.zeros(s.max_legal, np.int32), np.zeros(s.max_legal, np.int32)
-    goals = np.zeros(s.num_roles, np.int64)
     b, x = np.zeros(s.board_size, np.int8), np.zeros(s.aux_size, np.int32)
     planes = s.planes_shape[2]
     rng = np.random.default_rng(seed)
