@@ -1,6 +1,6 @@
 """Self-play speed of Gumbel AlphaZero: positions searched per second, and the network's share.
 
-An untrained `AZNet` (the default size) plays ``--games``
+An untrained network (the default size of `network_for()`) plays ``--games``
 games together, each move a `GumbelSearch` of
 ``--simulations``; no training steps. The first move (numba compiling or loading its
 cache) is not timed.
@@ -13,19 +13,16 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
 import torch
 
 from ggpzoo.agents.gumbel import GumbelSearch
-from ggpzoo.engine.dispatch import kernel_id
-from ggpzoo.envs import spec
-from ggpzoo.training.az.net import AZNet, evaluator
-from ggpzoo.training.az.train import _play
+from ggpzoo.training.az.net import evaluator, network_for
+from ggpzoo.training.az.train import SelfPlay
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env", required=True)
+    p.add_argument("--env", required=True, help="any two-role game: skirmish_v0, gdl:tictactoe, ...")
     p.add_argument("--games", type=int, default=64)
     p.add_argument("--simulations", type=int, default=16)
     p.add_argument("--seconds", type=float, default=30.0)
@@ -33,8 +30,8 @@ def main() -> None:
     p.add_argument("--device", default="cpu")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
-    s = spec(args.env)
-    net = AZNet(args.env).to(args.device).eval()
+    play = SelfPlay(args.env)
+    net = network_for(play.spec).to(args.device).eval()
     evaluate = evaluator(net, args.device)
     spent = [0.0]
 
@@ -44,18 +41,14 @@ def main() -> None:
         spent[0] += time.perf_counter() - t
         return out
 
-    search = GumbelSearch(args.env, timed, args.simulations, args.games, seed=0)
-    game, G = kernel_id(s.kernel), args.games
-    boards = np.zeros((G, s.num_cells), np.int8)
-    auxs = np.zeros((G, s.aux_size), np.int32)
-    for g in range(G):
-        boards[g], auxs[g] = s.new_state()
-    ended, outcome = np.zeros(G, np.bool_), np.zeros(G)
-    _play(game, s.variant, boards, auxs, search.run(boards, auxs).actions, 1000, ended, outcome)  # warm-up
+    search = GumbelSearch(play.spec, timed, args.simulations, args.games, seed=0)
+    G = args.games
+    play.start(G, 1000)
+    play.play(play.run(search).actions)  # warm-up
     spent[0] = 0.0
     positions, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < args.seconds:
-        _play(game, s.variant, boards, auxs, search.run(boards, auxs).actions, 1000, ended, outcome)
+        ended, _ = play.play(play.run(search).actions)
         positions += G
         games += int(ended.sum())
     elapsed = time.perf_counter() - start

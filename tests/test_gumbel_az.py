@@ -1,5 +1,7 @@
 """Gumbel AlphaZero: the search (ggpzoo.agents.gumbel), the network and its files, the agent
-specs, and a short training run with resume (ggpzoo.training.az)."""
+specs, and a short training run with resume (ggpzoo.training.az); the same code for
+hand-written games and GDL sheets (the tests parametrized over both, then what only a sheet
+has: joint moves without a choice, simultaneous moves, three roles)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,31 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from ggpzoo.agents import AgentSpecError, make_agent  # noqa: E402
-from ggpzoo.agents.gumbel import GumbelAZAgent, GumbelSearch, considered_visits, improved_policy  # noqa: E402
+from ggpzoo.agents.gumbel import (  # noqa: E402
+    EDGES,
+    FIRST_EDGE,
+    NROLE,
+    TERMINAL,
+    GumbelAZAgent,
+    GumbelSearch,
+    considered_visits,
+    improved_policy,
+    policy_cells,
+)
+from ggpzoo.engine.dispatch import start, status, step  # noqa: E402
 from ggpzoo.envs import SPECS, load, spec  # noqa: E402
 from ggpzoo.envs.amazons import kernel as amazons  # noqa: E402
 from ggpzoo.envs.mad_bishops import kernel as mad_bishops  # noqa: E402
-from ggpzoo.training.az.net import MAX_MODEL_BYTES, AZNet, action_logits, evaluator, load_model, save_model  # noqa: E402
+from ggpzoo.training.az.net import (  # noqa: E402
+    MAX_MODEL_BYTES,
+    AZNet,
+    GDLAZNet,
+    action_logits,
+    evaluator,
+    load_model,
+    network_for,
+    save_model,
+)
 from ggpzoo.training.az.train import AZConfig, ReplayBuffer, train  # noqa: E402
 from tests.helpers import random_positions  # noqa: E402
 
@@ -33,18 +55,54 @@ def uniform(parts: int, cells: int, value: float = 0.0):
     return evaluate
 
 
-def noisy(parts: int, cells: int, seed: int):
+def noisy(parts: int, cells: int, seed: int, seen: list | None = None):
     rng = np.random.default_rng(seed)
 
     def evaluate(obs):
+        if seen is not None:
+            seen.append(obs.copy())
         return rng.normal(size=(len(obs), parts, cells)).astype(np.float32), rng.uniform(-1, 1, len(obs))
 
     return evaluate
 
 
 def legal_of(name, board, aux):
-    out = np.empty(spec(name).max_legal, np.int32)
-    return out[: spec(name).kernel.legal_actions(board, aux, out)]
+    """The legal actions of the role to choose, by the game protocol (any game)."""
+    s = spec(name)
+    out, goals = np.empty(s.max_legal, np.int32), np.zeros(s.num_roles, np.int64)
+    n = status(s.kernel_id, board.copy(), aux.copy(), s.tables, s.work(), out, goals)
+    return out[: max(n, 0)]
+
+
+def protocol_positions(name, count: int, seed: int, max_depth: int = 30):
+    """``(boards, auxs)``: ``count`` states where a role chooses, from seeded random play
+    through the game protocol (any game)."""
+    s = spec(name)
+    rng = np.random.default_rng(seed)
+    legal, goals = np.zeros(s.max_legal, np.int32), np.zeros(s.num_roles, np.int64)
+    boards, auxs = [], []
+    while len(boards) < count:
+        b, x, w = np.zeros(s.board_size, np.int8), np.zeros(s.aux_size, np.int32), s.work()
+        assert start(s.kernel_id, b, x, s.tables, w, s.variant) == 0
+        for _ in range(int(rng.integers(0, max_depth))):
+            n = status(s.kernel_id, b, x, s.tables, w, legal, goals)
+            if n <= 0:
+                break
+            assert step(s.kernel_id, b, x, s.tables, w, legal[rng.integers(n)]) == 0
+        if status(s.kernel_id, b, x, s.tables, w, legal, goals) > 0:
+            boards.append(b)
+            auxs.append(x)
+    return np.stack(boards), np.stack(auxs)
+
+
+def env_state(name, board, aux):
+    """What the env of ``name`` takes in ``set_state``: ``(board, aux)``, a sheet's env its
+    compiled fluent vector."""
+    return board.astype(np.uint8) if spec(name).game is not None else (board, aux)
+
+
+# a hand-written game and two sheets: the tests of the one search, agent and training
+GAMES = ["skirmish_v0", "gdl:tictactoe", "gdl:connect_four"]
 
 
 # ----------------------------------------------------------------------------- sequential halving
@@ -55,16 +113,16 @@ def test_considered_visits_halves_the_actions():
     assert considered_visits(16, 16) == (0,) * 16
 
 
-@pytest.mark.parametrize("name", ["skirmish_v0", "amazons_v0", "amazons_split_v0", "mad_bishops_v0"])
+@pytest.mark.parametrize(
+    "name", ["skirmish_v0", "amazons_v0", "amazons_split_v0", "mad_bishops_v0", "gdl:tictactoe", "gdl:connect_four"]
+)
 @pytest.mark.parametrize("simulations", [1, 7, 32])
 def test_search_spends_exactly_the_budget_as_sequential_halving_says(name, simulations):
     s = spec(name)
-    states = random_positions(name, 3, seed=simulations)
-    search = GumbelSearch(name, noisy(len(s.action_parts), s.num_cells, 0), simulations, games=3, seed=1)
-    boards = np.stack([b for b, _ in states])
-    auxs = np.stack([x for _, x in states])
+    boards, auxs = protocol_positions(name, 3, seed=simulations)
+    search = GumbelSearch(name, noisy(*policy_cells(s)[1], 0), simulations, games=3, seed=1)
     result = search.run(boards, auxs)
-    for g, (board, aux) in enumerate(states):
+    for g, (board, aux) in enumerate(zip(boards, auxs, strict=True)):
         root = search.root(g)
         legal = legal_of(name, board, aux)
         assert root["visits"].sum() == simulations
@@ -471,6 +529,9 @@ def test_the_replay_buffer_saves_and_loads_in_order(tmp_path):
     assert sorted(smaller.z.tolist()) == [4, 5, 6] and len(smaller) == 3
     with pytest.raises(ValueError, match="another shape"):
         ReplayBuffer(5, (3,), np.int8).load(tmp_path / "b.npz")
+    as_planes = ReplayBuffer(5, (1, 1, 2), np.int8)  # a sheet's older buffer: observation vectors
+    as_planes.load(tmp_path / "b.npz")
+    assert as_planes.obs[:, 0, 0, 0].tolist() == [2, 3, 4, 5, 6]
     empty = ReplayBuffer(4, (2,), np.int8)
     empty.save(tmp_path / "e.npz")
     back.load(tmp_path / "e.npz")
@@ -544,3 +605,384 @@ def test_the_ladder_rates_snapshots_and_plots(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # by default the plot goes under runs/, not over the docs' pictures
     assert ladder["main"](["--plot", str(tmp_path / "ladder.json")]) == 0
     assert (tmp_path / "runs" / "ladder" / "ladder.png").stat().st_size > 1000
+
+
+# ----------------------------------------------------------------------------- every two-role game
+@pytest.mark.parametrize("name", GAMES)
+def test_the_roots_input_is_the_envs_observation_of_the_role_to_act(name):
+    s = spec(name)
+    boards, auxs = protocol_positions(name, 4, seed=3)
+    seen: list = []
+    search = GumbelSearch(name, noisy(*policy_cells(s)[1], 1, seen), simulations=6, games=4, seed=2)
+    search.run(boards, auxs)
+    env = s.raw_env()
+    env.reset()
+    for g in range(4):
+        env.set_state(env_state(name, boards[g], auxs[g]))
+        observed = env.observe(env.agent_selection)["observation"]
+        assert seen[0][g].shape == s.planes_shape
+        np.testing.assert_array_equal(seen[0][g].reshape(observed.shape), observed)
+        assert search.root(g)["visits"].sum() == 6
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_saved_model_plays_legal_moves_in_the_arena(name, tmp_path):
+    from ggpzoo.tools.arena import round_robin
+
+    torch.manual_seed(0)
+    net = network_for(name, 8, blocks=1)
+    assert isinstance(net, AZNet if len(spec(name).obs_shape) == 3 else GDLAZNet)
+    path = save_model(net, str(tmp_path / "m"), c_scale=0.1)
+    loaded = load_model(path, name)
+    assert loaded.input_shape == net.input_shape and loaded.env_name == name
+    agents = [
+        make_agent(f"az:{path}", name, seed=0),
+        make_agent(f"az:{path}:8", name, seed=1),
+        make_agent("random", name, seed=2),
+    ]
+    assert isinstance(agents[1], GumbelAZAgent) and agents[1].simulations == 8
+    result = round_robin(name, agents, games=2, progress=False)  # an illegal move is an ArenaError
+    assert len(result.games) == 6 and all(r.length > 0 for r in result.games)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_agent_alone_plays_the_legal_action_of_the_largest_logit(name):
+    s = spec(name)
+    torch.manual_seed(1)
+    net = network_for(name, 8, blocks=0).eval()
+    agent = GumbelAZAgent(name, net, simulations=0)
+    cells = policy_cells(s)[0]
+    boards, auxs = protocol_positions(name, 3, seed=4)
+    env = s.raw_env()
+    env.reset()
+    for b, x in zip(boards, auxs, strict=True):
+        env.set_state(env_state(name, b, x))
+        obs = env.observe(env.agent_selection)["observation"]
+        with torch.no_grad():
+            logits = net(torch.as_tensor(obs[None]))[0][0].numpy()
+        legal = legal_of(name, b, x)
+        scores = [sum(logits[p, cells[a, p]] for p in range(cells.shape[1])) for a in legal]
+        assert agent.act(env) == legal[int(np.argmax(scores))]
+    over_b, over_x = boards[0].copy(), auxs[0].copy()
+    w, out, goals = s.work(), np.zeros(s.max_legal, np.int32), np.zeros(2, np.int64)
+    while status(s.kernel_id, over_b, over_x, s.tables, w, out, goals) > 0:
+        step(s.kernel_id, over_b, over_x, s.tables, w, out[0])
+    with pytest.raises(ValueError, match="game is over"):
+        agent((over_b, over_x))
+    with pytest.raises(ValueError, match="is over: there is nothing to search"):
+        GumbelSearch(name, noisy(*policy_cells(s)[1], 0), simulations=2).run(over_b[None], over_x[None])
+    with pytest.raises(ValueError, match="holds 1 games"):
+        GumbelSearch(name, noisy(*policy_cells(s)[1], 0), simulations=2).run(boards[:2], auxs[:2])
+
+
+def test_the_training_loop_trains_a_sheet_resumes_and_plays(tmp_path, capsys):
+    """The hand-written games' run: test_a_short_training_run_resumes."""
+    from ggpzoo.tools.cli import main
+
+    name = "gdl:tictactoe"
+    s = spec(name)
+    out = str(tmp_path / "run")
+    config = AZConfig(
+        env=name, simulations=4, games=8, min_buffer=8, batch_size=16, channels=16, blocks=1, eval_games=4,
+        max_moves=20,
+    )  # fmt: skip
+    train(config, minutes=0.001, out=str(tmp_path / "warm"), progress=False)  # numba compiles outside the clock
+    first = train(config, minutes=0.04, out=out, progress=False)
+    assert first["step"] >= 1 and first["games"] >= 1
+    d = json.load(open(f"{out}/model.json"))
+    assert d["env"] == name and d["network"] == ("AZNet" if len(s.obs_shape) == 3 else "GDLAZNet")
+    assert ("fingerprint" in d) == (s.game is not None)
+    net = load_model(f"{out}/model.json", name)
+    assert net.input_shape[:2] == s.planes_shape[:2]
+    buffer = ReplayBuffer(100, net.input_shape, s.obs_dtype)
+    buffer.load(f"{out}/buffer.npz")
+    assert len(buffer) > 0
+    rows = open(f"{out}/log.csv").read().splitlines()
+    last = dict(zip(rows[0].split(","), rows[-1].split(","), strict=True))
+    assert 0 <= float(last["net_vs_random"]) <= 1 and 0 <= float(last["net_vs_greedy"]) <= 1
+    again = train(AZConfig(env=name, simulations=4, games=8), minutes=0.03, out=out, resume=True, progress=False)
+    assert again["step"] > first["step"] and again["positions"] > first["positions"]
+    assert json.load(open(f"{out}/model.json"))["arguments"] == d["arguments"]
+    assert main(["arena", "--env", name, "--agents", f"az:{out}/model.json:4,random", "--games", "2"]) == 0
+    assert "az:" in capsys.readouterr().out
+
+
+def test_the_greedy_measure_is_greedy_choice_through_the_protocol():
+    """net_score's greedy opponent, written on the game protocol, picks what the engine's
+    greedy_choice picks in the hand-written games (the same ties drawn the same way)."""
+    from ggpzoo.engine.policies import greedy_choice
+    from ggpzoo.training.az.train import _greedy
+
+    for name in ("mad_bishops_v0", "amazons_split_v0", "skirmish_endgame_v0"):
+        s = spec(name)
+        boards, auxs = protocol_positions(name, 20, seed=5, max_depth=60)
+        for b, x in zip(boards, auxs, strict=True):
+            legal = legal_of(name, b, x)
+            n = len(legal)
+            bb, xx = np.zeros_like(b), np.zeros_like(x)
+            w, goals, scratch = np.zeros(0, np.int32), np.zeros(2, np.int64), np.zeros(s.max_legal, np.int32)
+            want = greedy_choice(s.kernel_id, b, x, legal, n, np.uint64(12345), bb, xx)
+            got = _greedy(s.kernel_id, s.tables, w, b, x, legal, n, np.uint64(12345), bb, xx, goals, scratch)
+            assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1]))
+
+
+# ----------------------------------------------------------------------------- what only a sheet has
+# Tic-tac-toe whose ground network has a positive cycle: evaluated by full passes instead
+# of change propagation (the other code path of the network).
+CYCLIC_EXTRA = """
+(<= (linked 1) (true (control xplayer)))
+(<= (linked 1) (linked 2))
+(<= (linked 2) (linked 1))
+(<= terminal (line x) (linked 1))
+"""
+
+# White picks at steps 0 and 2, black at 3 and 5; steps 1 and 4 are pauses where both roles
+# play noop (joint moves without a choice), so white chooses twice in a row between them.
+# The second picks decide: 2 beats 1; white wins if its step-2 pick beats black's step-5 pick.
+PAUSES = """
+(role white) (role black)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(turn 0 white) (turn 2 white) (turn 3 black) (turn 5 black)
+(pick 1) (pick 2)
+(<= (input ?r (pick ?n)) (role ?r) (pick ?n))
+(<= (input ?r noop) (role ?r))
+(init (step 0))
+(<= (legal ?r (pick ?n)) (true (step ?s)) (turn ?s ?r) (pick ?n))
+(<= (legal ?r noop) (role ?r) (true (step ?s)) (not (turn ?s ?r)))
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(<= (next (picked ?r ?s ?n)) (true (step ?s)) (does ?r (pick ?n)))
+(<= (next (picked ?r ?s ?n)) (true (picked ?r ?s ?n)))
+(<= terminal (true (step 6)))
+(<= (goal white 100) (true (picked white 2 2)) (true (picked black 5 1)))
+(<= (goal white 0) (true (picked white 2 1)) (true (picked black 5 2)))
+(<= (goal white 50) (true (picked white 2 ?n)) (true (picked black 5 ?n)))
+(<= (goal white 50) (not terminal))
+(<= (goal black 100) (goal white 0))
+(<= (goal black 0) (goal white 100))
+(<= (goal black 50) (goal white 50))
+"""
+
+RPS = """
+(role left) (role right)
+(beats rock scissors) (beats scissors paper) (beats paper rock)
+(<= (input ?r ?m) (role ?r) (beats ?m ?x))
+(init (round 1))
+(<= (legal ?r ?m) (role ?r) (true (round 1)) (beats ?m ?x))
+(<= (next (round 2)) (true (round 1)))
+(<= terminal (true (round 2)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+# One round where only left chooses, then one where both choose at once.
+TURN_THEN_SIMULTANEOUS = """
+(role left) (role right)
+(move a) (move b) (move noop)
+(succ 1 2) (succ 2 3)
+(<= (input ?r ?m) (role ?r) (move ?m))
+(init (step 1))
+(<= (legal left a) (true (step 1)))
+(<= (legal left b) (true (step 1)))
+(<= (legal right noop) (true (step 1)))
+(<= (legal ?r a) (role ?r) (true (step 2)))
+(<= (legal ?r b) (role ?r) (true (step 2)))
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(<= terminal (true (step 3)))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+def sheet(text: str, name: str):
+    from ggpzoo import gdl
+
+    return spec(gdl.load(text, name=name))
+
+
+def sheet_state(s, fluents):
+    """``(board, aux)`` of sheet ``s`` where exactly ``fluents`` hold (through its env)."""
+    env = s.raw_env()
+    env.reset()
+    env.set_state(fluents)
+    return env.get_state().astype(np.int8), np.zeros(s.aux_size, np.int32)
+
+
+def tictactoe(s, rows: str, to_move: str):
+    """A state from three rows of ``x``, ``o``, ``.``, top row y = 1, columns x = 1..3."""
+    marks = [line.split() for line in rows.strip().splitlines()]
+    fl = [f"(cell {x + 1} {y + 1} {'b' if m == '.' else m})" for y, row in enumerate(marks) for x, m in enumerate(row)]
+    return sheet_state(s, fl + [f"(control {to_move})"])
+
+
+def term(s, role, action):
+    return s.raw_env().action_to_term(int(action), role=role)
+
+
+@pytest.mark.parametrize("cyclic", [False, True])
+@pytest.mark.parametrize(
+    "rows,to_move,move",
+    [
+        ("x x .\no o .\n. . .", "xplayer", "(mark 3 1)"),  # x wins in one
+        ("o o .\nx . .\n. . x", "xplayer", "(mark 3 1)"),  # x blocks o's row
+        ("x . .\no o .\nx x .", "oplayer", "(mark 3 2)"),  # o wins rather than block x's bottom row
+        ("x x .\n. o .\n. . .", "oplayer", "(mark 3 1)"),  # o blocks x's row
+    ],
+)
+def test_a_uniform_network_with_enough_simulations_wins_and_blocks_on_a_sheet(cyclic, rows, to_move, move):
+    from ggpzoo import gdl
+
+    s = spec("gdl:tictactoe")
+    if cyclic:
+        with open(gdl.game_path("tictactoe")) as f:
+            s = sheet(f.read() + CYCLIC_EXTRA, "tictactoe_cyclic")
+    assert s.network.incremental == (not cyclic)  # both ways of evaluating the network
+    b, x = tictactoe(s, rows, to_move)
+    search = GumbelSearch(s, uniform(1, s.num_actions), simulations=200, games=3, seed=0)
+    result = search.run(np.stack([b] * 3), np.stack([x] * 3))  # three trees, three draws of the Gumbel noise
+    for t in range(3):
+        assert term(s, to_move, result.actions[t]) == move
+        root = search.root(t)
+        best = root["q"][list(root["actions"]).index(result.actions[t])]
+        assert best == root["q"][root["visits"] > 0].max()
+
+
+def test_the_search_plays_a_sheets_forced_moves_through_and_each_node_is_its_movers():
+    """Every node of the trees is the state its path reaches with the pauses played, its
+    role the one with a choice there, its edges that role's legal ids; and the search finds
+    the winning second pick across a pause and a turn of its own in a row."""
+    from ggpzoo.gdl.propnet import CompiledMachine
+
+    s = sheet(PAUSES, "pauses")
+    machine = CompiledMachine(s.game)
+    roles = list(s.agents)
+    first_state = machine.initial()
+    search = GumbelSearch(s, noisy(1, s.num_actions, 0), simulations=64, games=2, seed=1)
+    zeros = np.zeros((2, s.aux_size), np.int32)
+    search.run(np.stack([first_state, first_state]).astype(np.int8), zeros)
+    checked = {"white": 0, "black": 0, "terminal": 0, "pauses": 0}
+
+    def walk(t, node, state):
+        if search.nodes[t, node, TERMINAL]:
+            assert machine.terminal(state)
+            checked["terminal"] += 1
+            return
+        legal = machine.legal(state)
+        choosers = [r for r in range(2) if len(legal[r]) > 1]
+        assert choosers == [search.nodes[t, node, NROLE]]
+        mover = choosers[0]
+        checked[roles[mover]] += 1
+        first, n = search.nodes[t, node, FIRST_EDGE], search.nodes[t, node, EDGES]
+        assert list(search.e_action[first : first + n]) == list(legal[mover])
+        for e in range(first, first + n):
+            child = search.e_child[e]
+            if child < 0:
+                continue
+            ids = [int(m[0]) for m in legal]
+            ids[mover] = int(search.e_action[e])
+            nxt = machine.next(state, ids)
+            while not machine.terminal(nxt) and all(len(m) == 1 for m in machine.legal(nxt)):
+                nxt = machine.next(nxt, [int(m[0]) for m in machine.legal(nxt)])  # the pause
+                checked["pauses"] += 1
+            walk(t, child, nxt)
+
+    for t in range(2):
+        walk(t, 0, first_state)
+    assert min(checked.values()) > 0, checked
+    # white to pick at step 2 (after its step-0 pick and the pause): 2 draws at worst, 1 loses
+    b, x = sheet_state(s, ["(step 2)", "(picked white 0 1)"])
+    two = s.raw_env().term_to_action("(pick 2)", role="white")
+    for seed in range(3):
+        result = GumbelSearch(s, uniform(1, s.num_actions), simulations=32, seed=seed).run(b[None], x[None])
+        assert result.actions[0] == two
+        assert result.root_values[0] == pytest.approx(0.0, abs=0.35)  # a draw with best play
+
+
+def test_simultaneous_moves_and_other_role_counts_are_refused(tmp_path, capsys):
+    from ggpzoo.training.az.__main__ import main as az_main
+
+    rps = sheet(RPS, "rps")
+    b, x = rps.new_state()
+    with pytest.raises(ValueError, match=r"^gdl:rps: several roles choose at once \(a simultaneous move\)"):
+        GumbelSearch(rps, uniform(1, rps.num_actions), simulations=4).run(b[None], x[None])
+    later = sheet(TURN_THEN_SIMULTANEOUS, "later")
+    b, x = later.new_state()
+    search = GumbelSearch(later, uniform(1, later.num_actions), simulations=4)
+    with pytest.raises(ValueError, match="gdl:later: .*simultaneous.*one role chooses at a time"):
+        search.run(b[None], x[None])  # left chooses; the tree meets both choosing
+    three = sheet(RPS.replace("(role right)", "(role right) (role third)"), "three")
+    with pytest.raises(ValueError, match="two-role games; gdl:three has 3 roles"):
+        GumbelSearch(three, uniform(1, three.num_actions))
+    path = tmp_path / "three.kif"
+    path.write_text(RPS.replace("(role right)", "(role right) (role third)"))
+    with pytest.raises(ValueError, match="two-role games"):
+        train(AZConfig(env=f"gdl:{path}"), minutes=0.01, out=str(tmp_path / "run"))
+    rps_path = tmp_path / "rps.kif"
+    rps_path.write_text(RPS)
+    with pytest.raises(ValueError, match="simultaneous"):
+        train(AZConfig(env=f"gdl:{rps_path}", games=2), minutes=0.01, out=str(tmp_path / "run"))
+    from ggpzoo.training.az.train import net_score
+
+    with pytest.raises(ValueError, match="gdl:rps: .*simultaneous"):  # not a game that never moves
+        net_score(network_for(rps, 8, blocks=0), rps, "random", 2)
+    with pytest.raises(SystemExit):
+        az_main(["--env", f"gdl:{path}", "--minutes", "1", "--out", str(tmp_path / "run")])
+    assert "a two-role game is needed" in capsys.readouterr().err
+    assert az_main(["--env", f"gdl:{rps_path}", "--minutes", "1", "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    assert "simultaneous" in capsys.readouterr().err
+
+
+def test_a_model_of_a_sheet_by_relative_path_loads_from_anywhere(tmp_path, monkeypatch):
+    import shutil
+
+    from ggpzoo import gdl
+
+    (tmp_path / "sheets").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(gdl.game_path("tictactoe"), tmp_path / "sheets" / "mine.kif")
+    monkeypatch.chdir(tmp_path)
+    path = save_model(GDLAZNet("gdl:sheets/mine.kif", width=8, blocks=0), "m")
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the relative path no longer reads the sheet
+    net = load_model(str(tmp_path / path))
+    assert net.env_name == f"gdl:{tmp_path / 'sheets' / 'mine.kif'}"
+    assert make_agent(f"az:{tmp_path / path}", "gdl:../sheets/mine.kif").spec.sheet == "mine"
+    # a shipped sheet, given by its path, is stored by its name
+    assert GDLAZNet(f"gdl:{gdl.game_path('tictactoe')}", width=8, blocks=0).env_name == "gdl:tictactoe"
+
+
+def test_az_agent_refusals_between_games(tmp_path):
+    ttt = save_model(GDLAZNet("gdl:tictactoe", width=8, blocks=0), str(tmp_path / "ttt"))
+    with pytest.raises(AgentSpecError, match="is a model of 'gdl:tictactoe', another sheet than connect_four"):
+        make_agent(f"az:{ttt}", "gdl:connect_four")
+    kernel = save_model(AZNet("skirmish_v0", 4, 0), str(tmp_path / "k"))
+    with pytest.raises(AgentSpecError, match="is a model of 'skirmish_v0', not of 'gdl:tictactoe'"):
+        make_agent(f"az:{kernel}", "gdl:tictactoe")
+    with pytest.raises(AgentSpecError, match="is a model of 'gdl:tictactoe', not of 'skirmish_v0'"):
+        make_agent(f"az:{ttt}", "skirmish_v0")
+    with pytest.raises(ValueError, match="the model plays 'skirmish_v0', not of 'gdl:tictactoe'"):
+        GumbelAZAgent("gdl:tictactoe", AZNet("skirmish_v0", 4, 0))
+    with pytest.raises(AgentSpecError, match="az:runs/az/gdl_tictactoe/model.json"):
+        make_agent("az:model.pt", "gdl:tictactoe")
+    with pytest.raises(ValueError, match="GDLAZNet reads an observation vector"):
+        GDLAZNet("skirmish_v0")
+    with pytest.raises(ValueError, match="AZNet reads observation planes"):
+        AZNet("gdl:tictactoe")
+    agent = GumbelAZAgent("gdl:tictactoe", ttt)
+    with pytest.raises(ValueError, match="not a state of gdl:tictactoe"):
+        agent(np.zeros(3, np.uint8))
+    with pytest.raises(TypeError, match="takes a game state"):
+        GumbelAZAgent("skirmish_v0", kernel)(np.zeros(64, np.int8))  # a kernel's state needs its aux
+    with pytest.raises(ValueError, match="no feature planes"):
+        train(AZConfig(env="gdl:tictactoe", features=True), minutes=0.01, out=str(tmp_path / "run"))
+
+
+def test_the_old_gdl_names_warn_and_give_the_one_tool():
+    from ggpzoo.agents import gdl_gumbel
+    from ggpzoo.training.az import gdl as az_gdl
+    from ggpzoo.training.az.train import SelfPlay, net_score
+
+    with pytest.warns(DeprecationWarning, match="use ggpzoo.agents.gumbel.GumbelSearch"):
+        assert gdl_gumbel.GDLGumbelSearch is GumbelSearch
+    with pytest.warns(DeprecationWarning, match="GumbelAZAgent"):
+        assert gdl_gumbel.GDLGumbelAZAgent is GumbelAZAgent
+    with pytest.warns(DeprecationWarning, match="SelfPlay"):
+        assert az_gdl.GDLSelfPlay is SelfPlay
+    with pytest.warns(DeprecationWarning, match="net_score"):
+        assert az_gdl.gdl_net_score is net_score

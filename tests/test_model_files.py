@@ -81,19 +81,30 @@ def test_a_model_whose_info_is_not_an_object_is_refused(tmp_path):
         load_model(path)
 
 
-def test_a_gdl_model_of_another_sheet_is_refused_before_its_sheet_is_loaded(tmp_path, monkeypatch):
-    from ggpzoo import gdl
-    from ggpzoo.training.az import net as net_module
+def test_a_gdl_model_of_another_sheet_is_refused_before_its_sheet_is_read(tmp_path, monkeypatch):
+    """The description's sheet fingerprint is compared first: the agent never asks for the
+    other sheet's spec (which would read and ground it)."""
+    import ggpzoo.agents.gumbel as gumbel_module
+    import ggpzoo.training.az.net as net_module
+    from ggpzoo.envs import spec
 
-    path = save_model(GDLAZNet("gdl:tictactoe"), str(tmp_path / "m"))
-    other = gdl.load(gdl.game_path("connect_four"))
+    path = save_model(GDLAZNet("gdl:connect_four", width=8, blocks=0), str(tmp_path / "c4"))
+    ttt = spec("gdl:tictactoe")
+    asked = []
 
-    def no_load(*a, **k):
-        raise AssertionError("the model was loaded (its sheet grounded) before the sheets were compared")
+    def only_tictactoe(env):
+        asked.append(env)
+        if env is not ttt and env is not ttt.game and env != "gdl:tictactoe":
+            raise AssertionError(f"the spec of {env!r} was asked for: its sheet would be read")
+        return ttt
 
-    monkeypatch.setattr(net_module, "load_model", no_load)
-    with pytest.raises(AgentSpecError, match="another sheet than connect_four"):
-        make_agent(f"az:{path}", other)
+    monkeypatch.setattr(net_module, "_spec", only_tictactoe)
+    monkeypatch.setattr(gumbel_module, "_spec", only_tictactoe)
+    with pytest.raises(ValueError, match="is a model of 'gdl:connect_four', another sheet than tictactoe"):
+        GumbelAZAgent("gdl:tictactoe", path)
+    with pytest.raises(AgentSpecError, match="another sheet than tictactoe"):
+        make_agent(f"az:{path}", ttt)
+    assert asked  # the checks ran through the patched lookup
 
 
 def test_a_network_of_nan_weights_still_answers_a_legal_move():

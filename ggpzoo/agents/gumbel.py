@@ -3,7 +3,11 @@ every tree evaluated by one batched network call per simulation step.
 
 The search is Gumbel MuZero's (Danihelka et al., "Policy improvement by planning with
 Gumbel", ICLR 2022; DeepMind's ``mctx.gumbel_muzero_policy`` is the reference), on the
-true rules (`ggpzoo.engine.dispatch`) instead of a learned model:
+true rules instead of a learned model: the game protocol of `ggpzoo.engine.dispatch`
+(``start``, ``status``, ``step``, ``observation``), so the same code searches every
+two-role game where one role chooses at a time, hand-written kernels and compiled GDL sheets
+alike (a sheet's joint moves where no role has a choice are played by the protocol itself;
+a state where several roles choose at once is refused with a ValueError naming the game):
 
 * at the root, Gumbel-Top-k: ``k = min(max_considered, legal)`` actions, those with the
   largest ``g + logits`` (``g`` Gumbel noise), then sequential halving over the budget:
@@ -25,10 +29,13 @@ leaf's value is the network's, for the role to act there; a terminal node's is t
 outcome (+1 win, -1 loss, 0 draw, by the goals), whatever the goals were on the way.
 
 The network is any callable ``evaluate(obs) -> (part_logits, values)``: ``obs`` the
-batch of observations ``(B, H, W, planes)`` from the role to act, ``part_logits``
+batch of observations ``(B, H, W, planes)`` from the role to act
+([`network_input()`][ggpzoo.agents.gumbel.network_input]: the spec's ``planes_shape``, ``(1, 1, n)`` for a
+sheet's observation vector, plus the feature planes if asked), ``part_logits``
 ``float32 (B, parts, cells)`` (one logit per cell for each part of an action, see
-[`ggpzoo.envs.gamespec.GameSpec.action_cells()`][ggpzoo.envs.gamespec.GameSpec.action_cells]), ``values`` ``float32
-(B,)`` in [-1, 1]. An action's logit is the sum of its parts' logits, computed here for the legal
+[`ggpzoo.envs.gamespec.GameSpec.action_cells()`][ggpzoo.envs.gamespec.GameSpec.action_cells]; a sheet's actions name
+no cells: one part whose cells are the action ids, [`policy_cells()`][ggpzoo.agents.gumbel.policy_cells]),
+``values`` ``float32 (B,)`` in [-1, 1]. An action's logit is the sum of its parts' logits, computed here for the legal
 actions only (amazons_v0 has 86,980 ids, no network head needs that many).
 
 [`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent] plays with a trained network, with or without search.
@@ -45,12 +52,22 @@ from numba import njit
 
 from ggpzoo.agents.base import _StateAgent, seeded_rng
 from ggpzoo.agents.mcts import MAX_SIMULATIONS  # a search's tree nodes in all (games x simulations), as MCTS's
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, kernel_id, legal_actions, net_input
+from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, feature_planes, observation, status, step
 from ggpzoo.engine.rng import next_random, stream
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.gamespec import ROLE
+from ggpzoo.envs.propnet.kernel import ERRORS
 
-__all__ = ["GumbelSearch", "SearchResult", "GumbelAZAgent", "considered_visits", "improved_policy"]
+__all__ = [
+    "GumbelSearch",
+    "SearchResult",
+    "GumbelAZAgent",
+    "considered_visits",
+    "improved_policy",
+    "network_input",
+    "policy_cells",
+    "two_role_spec",
+]
 
 C_VISIT = 50.0  # sigma's visit offset (mctx's maxvisit_init)
 C_SCALE = 0.1  # sigma's scale (mctx's value_scale)
@@ -235,15 +252,25 @@ def _select(nodes, values, e_logit, e_child, e_gumbel, g, node, table, considere
 
 
 @njit(cache=True)
-def _outcome0(game, board, aux):
-    g = goals(game, board, aux)
-    return 1.0 if g[0] > g[1] else (-1.0 if g[0] < g[1] else 0.0)
+def network_input(game, board, aux, T, role, out, planes):
+    """The AlphaZero network's input of ``role`` in any game of the protocol: the observation
+    (`ggpzoo.engine.dispatch.observation()`) into ``out[:, :, :planes]``, then, when ``out``
+    has more planes, the game's feature planes into the rest (`ggpzoo.engine.dispatch.feature_planes()`)."""
+    observation(game, board, aux, T, role, out[:, :, :planes])
+    if out.shape[2] > planes:
+        feature_planes(game, board, role, out[:, :, planes:])
+
+
+@njit(cache=True, inline="always")
+def outcome0(goals):
+    """+1, -1 or 0: role 0's outcome from the two roles' goals (the sign of their difference)."""
+    return 1.0 if goals[0] > goals[1] else (-1.0 if goals[0] < goals[1] else 0.0)
 
 
 @njit(cache=True)
 def _init_node(nodes, values, g, c, parent, role):
     """Node ``c`` of tree ``g``: a fresh, unexpanded, non-terminal child of ``parent`` where
-    ``role`` acts (state-free: every game's search makes its nodes with it)."""
+    ``role`` acts."""
     nodes[g, c, PARENT] = parent
     nodes[g, c, NROLE] = role
     nodes[g, c, VISITS] = 0
@@ -256,24 +283,34 @@ def _init_node(nodes, values, g, c, parent, role):
 
 
 @njit(cache=True)
-def _set_terminal(nodes, values, g, c, outcome0):
-    """Mark node ``c`` terminal, worth ``outcome0`` (+1, -1, 0) for role 0."""
-    nodes[g, c, TERMINAL] = 1
-    values[g, c, OUTCOME0] = outcome0
-
-
-@njit(cache=True)
-def _new_node(nodes, values, g, c, parent, game, board, aux):
+def _new_node(nodes, values, g, c, parent, game, board, aux, T, W, legal, goals, e_action, top):
+    """Node ``c`` of tree ``g`` for the state ``(board, aux)`` (``W`` its work area): by the
+    protocol's ``status``, a terminal node worth the goals' outcome for role 0, or a node of
+    the role to choose whose edges (its legal actions, ascending) take the edge pool's next
+    slots from ``top[0]`` (their logits come with the network's output, `_expand_node()`).
+    Returns the legal count, OVER, or what else ``status`` said (SIMULTANEOUS, an error)."""
+    n = status(game, board, aux, T, W, legal, goals)
     _init_node(nodes, values, g, c, parent, aux[ROLE])
-    if is_terminal(game, board, aux):
-        _set_terminal(nodes, values, g, c, _outcome0(game, board, aux))
-        return True
-    return False
+    if n == OVER:
+        nodes[g, c, TERMINAL] = 1
+        values[g, c, OUTCOME0] = outcome0(goals)
+        return n
+    if n < 0:
+        return n
+    first = top[0]
+    nodes[g, c, FIRST_EDGE] = first
+    nodes[g, c, EDGES] = n
+    for i in range(n):
+        e_action[first + i] = legal[i]
+    top[0] = first + n
+    return n
 
 
 @njit(cache=True)
-def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards, auxs, obs, planes):
-    """Make each active tree's root; observe the roots to evaluate. Returns their count."""
+def _start(game, T, W, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards, auxs, obs, planes, legal,
+           goals, e_action, top):  # fmt: skip
+    """Make each active tree's root; observe the roots to evaluate. Returns (their count, 0
+    or what ``status`` said of the failing root, that tree)."""
     k = 0
     for g in range(roots_b.shape[0]):
         leaf[g, 0] = -1
@@ -282,28 +319,33 @@ def _start(game, roots_b, roots_x, active, nodes, values, n_nodes, leaf, boards,
         boards[g, :] = roots_b[g]
         auxs[g, :] = roots_x[g]
         n_nodes[g] = 1
-        if _new_node(nodes, values, g, 0, -1, game, boards[g], auxs[g]):
-            raise ValueError("a searched state is terminal")
-        net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[k], planes)
+        code = _new_node(nodes, values, g, 0, -1, game, boards[g], auxs[g], T, W[g], legal, goals, e_action, top)
+        if code < 0:
+            return k, code, g
+        network_input(game, boards[g], auxs[g], T, auxs[g, ROLE], obs[k], planes)
         leaf[g, 0], leaf[g, 1] = 0, k
         k += 1
-    return k
+    return k, 0, -1
 
 
 @njit(cache=True)
 def _descend(
-    game, roots_b, roots_x, active, nodes, values, n_nodes, e_action, e_logit, e_child, e_gumbel,
-    table, considered_m, c_visit, c_scale, leaf, boards, auxs, obs, planes, scratch,
+    game, T, W, roots_b, roots_x, active, nodes, values, n_nodes, e_action, e_logit, e_child, e_gumbel,
+    table, considered_m, c_visit, c_scale, leaf, boards, auxs, obs, planes, scratch, legal, goals, top,
 ):  # fmt: skip
     """One simulation's selection in every active tree, down to a new node (observed into
-    ``obs`` when the network must evaluate it) or a terminal one. Returns the number observed."""
+    ``obs`` when the network must evaluate it) or a terminal one. Returns (the number
+    observed, 0 or the code of what went wrong, the failing tree)."""
     k = 0
+    follow = W.shape[1] > 0  # a work area follows its game's board: ``status`` brings it to the root
     for g in range(roots_b.shape[0]):
         leaf[g, 0] = -1
         if not active[g]:
             continue
         boards[g, :] = roots_b[g]
         auxs[g, :] = roots_x[g]
+        if follow:
+            status(game, boards[g], auxs[g], T, W[g], legal, goals)
         node = 0
         while True:
             if nodes[g, node, TERMINAL]:
@@ -312,45 +354,49 @@ def _descend(
             e = _select(
                 nodes, values, e_logit, e_child, e_gumbel, g, node, table, considered_m, c_visit, c_scale, scratch
             )
-            apply(game, boards[g], auxs[g], e_action[e])
+            code = step(game, boards[g], auxs[g], T, W[g], e_action[e])
+            if code != 0:
+                return k, code, g
             c = e_child[e]
             if c < 0:
                 c = n_nodes[g]
                 n_nodes[g] += 1
                 e_child[e] = c
-                if _new_node(nodes, values, g, c, node, game, boards[g], auxs[g]):
+                code = _new_node(
+                    nodes, values, g, c, node, game, boards[g], auxs[g], T, W[g], legal, goals, e_action, top
+                )
+                if code == OVER:
                     leaf[g, 0], leaf[g, 1] = c, -1
+                elif code < 0:
+                    return k, code, g
                 else:
-                    net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[k], planes)
+                    network_input(game, boards[g], auxs[g], T, auxs[g, ROLE], obs[k], planes)
                     leaf[g, 0], leaf[g, 1] = c, k
                     k += 1
                 break
             node = c
-    return k
+    return k, 0, -1
 
 
 @njit(cache=True)
 def _expand_node(
-    g, c, k, legal, n, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child, e_gumbel, top,
+    g, c, k, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child, e_gumbel,
     considered_m, max_considered, rng, gumbel_scale,
 ):  # fmt: skip
-    """Expand node ``c`` of tree ``g`` with its ``n`` legal actions ``legal[:n]`` and the
-    network's output row ``k`` (an action's logit: the sum of its parts' logits); at the
-    root, draw the Gumbel noise. ``top[0]`` is the edge pool's first free slot."""
+    """Expand node ``c`` of tree ``g`` (its edges made by `_new_node()`) with the network's
+    output row ``k`` (an action's logit: the sum of its parts' logits); at the root, draw the
+    Gumbel noise."""
     parts = cells.shape[1]
-    first = top[0]
-    nodes[g, c, FIRST_EDGE] = first
-    nodes[g, c, EDGES] = n
+    first = nodes[g, c, FIRST_EDGE]
+    n = nodes[g, c, EDGES]
     for i in range(n):
-        a = legal[i]
+        a = e_action[first + i]
         s = 0.0
         for p in range(parts):
             s += part_logits[k, p, cells[a, p]]
-        e_action[first + i] = a
         e_logit[first + i] = s
         e_child[first + i] = -1
         e_gumbel[first + i] = 0.0
-    top[0] = first + n
     values[g, c, RAW] = float(net_values[k])
     if c == 0:
         considered_m[g] = min(max_considered, n)
@@ -387,22 +433,20 @@ def _leaf_value(nodes, values, net_values, g, c, k):
 
 @njit(cache=True)
 def _expand_backup(
-    game, leaf, nodes, values, part_logits, net_values, cells, e_action, e_logit, e_child, e_gumbel, top,
-    boards, auxs, considered_m, max_considered, rng, gumbel_scale, legal,
+    leaf, nodes, values, part_logits, net_values, cells, e_action, e_logit, e_child, e_gumbel,
+    considered_m, max_considered, rng, gumbel_scale,
 ):  # fmt: skip
-    """Expand each tree's new leaf with the network's output (its legal actions, their
-    logits: the sums of their parts' logits) and back its value up to the root.
-    ``top[0]`` is the edge pool's first free slot; the caller makes room first."""
+    """Expand each tree's new leaf with the network's output (its legal actions' logits: the
+    sums of their parts' logits) and back its value up to the root."""
     for g in range(leaf.shape[0]):
         c = leaf[g, 0]
         if c < 0:
             continue
         k = leaf[g, 1]
         if k >= 0:
-            n = legal_actions(game, boards[g], auxs[g], legal)
             _expand_node(
-                g, c, k, legal, n, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child,
-                e_gumbel, top, considered_m, max_considered, rng, gumbel_scale,
+                g, c, k, part_logits, net_values, cells, nodes, values, e_action, e_logit, e_child, e_gumbel,
+                considered_m, max_considered, rng, gumbel_scale,
             )  # fmt: skip
         v, role = _leaf_value(nodes, values, net_values, g, c, k)
         _backup(nodes, values, g, c, v, role)
@@ -470,11 +514,44 @@ class SearchResult(NamedTuple):
     root_values: np.ndarray
 
 
+def policy_cells(spec) -> tuple[np.ndarray, tuple[int, int]]:
+    """``(cells, (parts, width))``: the cells each action id names (``int[num_actions, parts]``)
+    and the shape of one row of the network's part logits. A game whose actions name cells
+    ([`action_parts`][ggpzoo.envs.gamespec.GameSpec]) has a logit per cell of each part; one
+    whose actions name none (a GDL sheet's) has one part whose "cells" are the action ids."""
+    if spec.action_parts:
+        return spec.action_cells(), (len(spec.action_parts), spec.num_cells)
+    return np.arange(spec.num_actions, dtype=np.int32)[:, None], (1, spec.num_actions)
+
+
+def two_role_spec(env):
+    """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of ``env`` (a name, a spec, or a loaded GDL game),
+    checked to have two roles (AlphaZero's values are one role's against the other's)."""
+    s = _spec(env)
+    if s.num_roles != 2:
+        raise ValueError(f"AlphaZero plays two-role games; {s.name} has {s.num_roles} roles ({', '.join(s.agents)})")
+    return s
+
+
+def status_error(spec, code: int, where: str = "") -> ValueError:
+    """The one-line error of a protocol ``status``/``step`` code that is no legal count."""
+    where = f" ({where})" if where else ""
+    if code == SIMULTANEOUS:
+        return ValueError(
+            f"{spec.name}: several roles choose at once (a simultaneous move){where}; AlphaZero plays games "
+            "where one role chooses at a time"
+        )
+    if code == OVER:
+        return ValueError(f"{spec.name}: the game is over{where}: there is nothing to search")
+    return ValueError(f"{spec.name}: {ERRORS.get(code + 10, f'error {code}')}{where}")
+
+
 class GumbelSearch:
-    """Gumbel MuZero search of up to ``games`` states of env ``env_name`` at once.
+    """Gumbel MuZero search of up to ``games`` states of a two-role game at once.
 
     Args:
-        env_name: the game.
+        env_name: the game: an env name (``"skirmish_v0"``, ``"gdl:tictactoe"``), its
+            [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] or a loaded GDL game.
         evaluate: ``evaluate(obs) -> (part_logits, values)`` (see the module docstring).
         simulations: the budget per state (at least 1).
         games: how many states one [`run()`][ggpzoo.agents.gumbel.GumbelSearch.run] searches at most.
@@ -483,12 +560,15 @@ class GumbelSearch:
         c_visit, c_scale: sigma's constants.
         seed: seeds the Gumbel noise.
         features: the network reads the game's feature planes after the observation
-            (`ggpzoo.engine.dispatch.net_input()`; an AZNet's ``features``).
+            ([`network_input()`][ggpzoo.agents.gumbel.network_input]; an AZNet's ``features``).
+
+    A state where several roles choose at once (a GDL sheet's simultaneous move), at the
+    root or anywhere in a tree, is a ValueError naming the game.
     """
 
     def __init__(
         self,
-        env_name: str,
+        env_name,
         evaluate,
         simulations: int = 16,
         games: int = 1,
@@ -500,24 +580,27 @@ class GumbelSearch:
         features: bool = False,
     ):
         self._settings(evaluate, simulations, games, max_considered, gumbel_scale, c_visit, c_scale, seed)
-        self.spec = _spec(env_name)
-        self.env_name = env_name
-        self.game = kernel_id(self.spec.kernel)
-        self.cells = self.spec.action_cells()
-        G, S = self.games, self.spec
-        self.boards = np.zeros((G, S.num_cells), np.int8)
+        self.spec = S = two_role_spec(env_name)
+        self.env_name = S.name
+        self.game = S.kernel_id
+        self.T = S.tables
+        G = self.games
+        # each tree walks its states on its own work area (empty for a hand-written game)
+        self.W = np.stack([S.work() for _ in range(G)])
+        self.cells, logit_shape = policy_cells(S)
+        self.boards = np.zeros((G, S.board_size), np.int8)
         self.auxs = np.zeros((G, S.aux_size), np.int32)
         if features and not S.num_feature_planes:
-            raise ValueError(f"{env_name} has no feature planes")
-        self.planes = S.num_planes
-        planes = S.num_planes + (S.num_feature_planes if features else 0)
-        self.obs = np.zeros((G, S.height, S.width, planes), S.obs_dtype)
-        self.legal = np.zeros(MAX_LEGAL, np.int32)
-        self._trees(S.max_legal, (self.cells.shape[1], S.num_cells))
+            raise ValueError(f"{S.name} has no feature planes")
+        h, w, self.planes = S.planes_shape
+        planes = self.planes + (S.num_feature_planes if features else 0)
+        self.obs = np.zeros((G, h, w, planes), S.obs_dtype)
+        self.legal = np.zeros(S.max_legal, np.int32)
+        self.goals = np.zeros(S.num_roles, np.int64)
+        self._trees(S.max_legal, logit_shape)
 
-    # ------------------------------------------------------------------ shared by every kind of game
     def _settings(self, evaluate, simulations, games, max_considered, gumbel_scale, c_visit, c_scale, seed) -> None:
-        """Check and keep the search's settings (any game)."""
+        """Check and keep the search's settings."""
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if isinstance(max_considered, bool) or not isinstance(max_considered, (int, np.integer)) or max_considered < 1:
@@ -569,6 +652,12 @@ class GumbelSearch:
                 a[:keep] = b[:keep]
         self.e_action, self.e_logit, self.e_child, self.e_gumbel = new
 
+    def _room(self, n: int) -> None:
+        """Room in the edge pool for one new node of each of ``n`` trees."""
+        need = int(self.top[0]) + n * self.max_legal
+        if need > self.e_action.shape[0]:
+            self._pool(max(need, 2 * self.e_action.shape[0]), keep=int(self.top[0]))
+
     def _evaluate(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         part_logits, vals = self.evaluate(self.obs[:k])
         part_logits = np.ascontiguousarray(part_logits, np.float32)
@@ -588,22 +677,62 @@ class GumbelSearch:
         else:
             part_logits = np.zeros((1, *self.logit_shape), np.float32)
             vals = np.zeros(1, np.float32)
-        need = int(self.top[0]) + k * self.max_legal
-        if need > self.e_action.shape[0]:
-            self._pool(max(need, 2 * self.e_action.shape[0]), keep=int(self.top[0]))
-        self._expand_leaves(part_logits, vals)
+        _expand_backup(
+            self.leaf, self.nodes, self.values, part_logits, vals, self.cells, self.e_action, self.e_logit,
+            self.e_child, self.e_gumbel, self.considered_m, self.max_considered, self._rng_states, self.gumbel_scale,
+        )  # fmt: skip
 
-    def _search(self, n: int, active: np.ndarray, start, descend) -> SearchResult:
-        """The search of ``n`` trees (those where ``active``): ``start()`` makes the roots and
-        ``descend()`` runs one simulation's selection in every tree, each returning how many
-        leaves it observed for the network (the game's state operations)."""
+    def _failed(self, code: int, g: int, root: bool) -> ValueError:
+        """The error of tree ``g``'s walk; the work areas start afresh (a failed walk may leave
+        one half updated)."""
+        for i in range(self.games):
+            self.W[i] = self.spec.work()
+        if root and code == OVER:
+            return ValueError(f"state {g} is over: there is nothing to search")
+        return status_error(self.spec, code, f"{'state' if root else 'the tree of state'} {g}")
+
+    def run(self, boards: np.ndarray, auxs: np.ndarray, active: np.ndarray | None = None) -> SearchResult:
+        """Search the states ``(boards[g], auxs[g])`` for which ``active[g]`` (default all);
+        none of them may be over. (A sheet's ``aux`` may be zeros: ``status`` finds the
+        role to choose.)"""
+        S = self.spec
+        boards = np.ascontiguousarray(boards, np.int8)
+        auxs = np.ascontiguousarray(auxs, np.int32)
+        if boards.ndim != 2 or boards.shape[1] != S.board_size or auxs.shape != (len(boards), S.aux_size):
+            raise ValueError(
+                f"{S.name}: states are boards (n, {S.board_size}) and auxs (n, {S.aux_size}), "
+                f"got {boards.shape} and {auxs.shape}"
+            )
+        n = boards.shape[0]
+        if n > self.games:
+            raise ValueError(f"this search holds {self.games} games, got {n}")
+        active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
+        leaf = self.leaf[:n]
         seed = int(self.rng.integers(1, 2**62))
         self._rng_states = np.array([stream(seed, g) for g in range(n)], np.uint64)
         self.top[0] = 0
         self.leaf[n:, 0] = -1  # trees past n: not searched now (their leaves may be a larger run's)
-        self._expand(start())
+        self._room(n)
+        k, code, g = _start(
+            self.game, self.T, self.W, boards, auxs, active, self.nodes, self.values, self.n_nodes, leaf,
+            self.boards, self.auxs, self.obs, self.planes, self.legal, self.goals, self.e_action, self.top,
+        )  # fmt: skip
+        if code:
+            raise self._failed(code, g, True)
+        self._expand(k)
+        room = n * self.max_legal
         for _ in range(self.simulations):
-            self._expand(descend())
+            if self.top[0] + room > self.e_action.shape[0]:
+                self._room(n)
+            k, code, g = _descend(
+                self.game, self.T, self.W, boards, auxs, active, self.nodes, self.values, self.n_nodes,
+                self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.table, self.considered_m,
+                self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.planes, self.scratch,
+                self.legal, self.goals, self.top,
+            )  # fmt: skip
+            if code:
+                raise self._failed(code, g, False)
+            self._expand(k)
         actions = np.full(n, -1, np.int32)
         root_values = np.zeros(n, np.float64)
         offsets = np.zeros(n + 1, np.int64)
@@ -617,45 +746,9 @@ class GumbelSearch:
         )  # fmt: skip
         return SearchResult(actions, out_actions, out_probs, offsets, root_values)
 
-    # ------------------------------------------------------------------ the rules kernels' state operations
-    def _expand_leaves(self, part_logits: np.ndarray, vals: np.ndarray) -> None:
-        _expand_backup(
-            self.game, self.leaf, self.nodes, self.values, part_logits, vals, self.cells,
-            self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.top,
-            self.boards, self.auxs, self.considered_m, self.max_considered, self._rng_states,
-            self.gumbel_scale, self.legal,
-        )  # fmt: skip
-
-    def run(self, boards: np.ndarray, auxs: np.ndarray, active: np.ndarray | None = None) -> SearchResult:
-        """Search the states ``(boards[g], auxs[g])`` for which ``active[g]`` (default all);
-        none of them may be terminal."""
-        boards = np.ascontiguousarray(boards, np.int8)
-        auxs = np.ascontiguousarray(auxs, np.int32)
-        n = boards.shape[0]
-        if n > self.games:
-            raise ValueError(f"this search holds {self.games} games, got {n}")
-        active = np.ones(n, np.bool_) if active is None else np.ascontiguousarray(active, np.bool_)
-        leaf = self.leaf[:n]
-
-        def start():
-            return _start(
-                self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes, leaf,
-                self.boards, self.auxs, self.obs, self.planes,
-            )  # fmt: skip
-
-        def descend():
-            return _descend(
-                self.game, boards, auxs, active, self.nodes, self.values, self.n_nodes,
-                self.e_action, self.e_logit, self.e_child, self.e_gumbel, self.table, self.considered_m,
-                self.c_visit, self.c_scale, leaf, self.boards, self.auxs, self.obs, self.planes, self.scratch,
-            )  # fmt: skip
-
-        return self._search(n, active, start, descend)
-
     def root(self, g: int = 0) -> dict:
         """The root of tree ``g`` after [`run()`][ggpzoo.agents.gumbel.GumbelSearch.run]: its actions, prior logits,
-        visits, mean
-        values (for the role to act there) and the network's value (for tests and study)."""
+        visits, mean values (for the role to act there) and the network's value (for tests and study)."""
         first, n = int(self.nodes[g, 0, FIRST_EDGE]), int(self.nodes[g, 0, EDGES])
         logits, visits, q = np.zeros(n), np.zeros(n, np.int64), np.zeros(n)
         for i in range(n):
@@ -676,9 +769,8 @@ class GumbelSearch:
 
 
 @njit(cache=True)
-def _best_legal(game, board, aux, part_logits, cells, legal):
-    """The legal action with the largest factored logit (the network alone)."""
-    n = legal_actions(game, board, aux, legal)
+def best_legal(legal, n, part_logits, cells):
+    """The action of ``legal[:n]`` with the largest factored logit (the network alone)."""
     # the first legal action unless one has a larger logit: NaN logits (a broken network) never
     # win, so the answer is always a legal action
     best, best_logit = (legal[0] if n > 0 else -1), -np.inf
@@ -692,13 +784,47 @@ def _best_legal(game, board, aux, part_logits, cells, legal):
     return best
 
 
+def protocol_state(spec, state, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """``state`` as fresh ``(int8 board, int32 aux)`` arrays of game ``spec``, checked, else
+    ValueError (TypeError for something that is no state at all).
+
+    Takes what a ggpzoo env's ``get_state()`` gives: the pair ``(board, aux)``; or, for a game
+    whose ``aux`` the protocol's ``status`` rebuilds from the board (a GDL sheet's
+    compiled state, a 0/1 vector over its fluents), the board alone."""
+    if isinstance(state, (tuple, list)) and len(state) == 2:
+        if hasattr(spec.kernel, "check_state"):
+            return spec.check_state(state)
+        board, aux = state
+    elif isinstance(state, np.ndarray) and state.ndim == 1 and not hasattr(spec.kernel, "check_state"):
+        board, aux = state, np.zeros(spec.aux_size, np.int32)
+    else:
+        raise TypeError(
+            f"{who} takes a game state, env.unwrapped.get_state() (a pair (board, aux)), got {type(state).__name__}"
+        )
+    board, aux = np.asarray(board), np.asarray(aux)
+    if board.shape != (spec.board_size,) or aux.shape != (spec.aux_size,):
+        raise ValueError(
+            f"not a state of {spec.name}: expected a board ({spec.board_size},) and aux ({spec.aux_size},), "
+            f"got {board.shape} and {aux.shape}"
+        )
+    if not np.issubdtype(board.dtype, np.integer) and board.dtype != np.bool_:
+        raise ValueError(f"not a state of {spec.name}: the board holds {board.dtype}, not integers")
+    if board.size and (board.min() < 0 or board.max() > 1):
+        raise ValueError(f"not a state of {spec.name}: its fluents must be 0 or 1")
+    return np.array(board, np.int8), np.array(aux, np.int32)
+
+
 class GumbelAZAgent(_StateAgent):
-    """A trained AlphaZero network (`ggpzoo.training.az`) playing env ``env_name``;
-    called with a state ``(board, aux)``.
+    """A trained AlphaZero network (`ggpzoo.training.az`) playing its game, alone or with
+    search; called with a state (``env.unwrapped.get_state()``).
 
     Args:
-        env_name: the game.
-        model: an [`AZNet`][ggpzoo.training.az.net.AZNet], or the path of its ``.json``.
+        env_name: the game: an env name (``"skirmish_v0"``, ``"gdl:tictactoe"``), its
+            [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] or a loaded GDL game; two roles.
+        model: an [`AZNet`][ggpzoo.training.az.net.AZNet] or
+            [`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet], or the path of its ``.json``:
+            a model of another game is refused before it is built (a model of another sheet
+            by the sheet's fingerprint, before that sheet is read).
         simulations: 0 plays the network alone (the legal action of the largest logit);
             more runs [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch] with that budget per move.
         seed: seeds the search's Gumbel noise.
@@ -711,38 +837,45 @@ class GumbelAZAgent(_StateAgent):
 
     def __init__(
         self,
-        env_name: str,
+        env_name,
         model,
         simulations: int = 0,
         seed: int | None = None,
         max_considered: int = 16,
         c_scale: float | None = None,
     ):
-        super().__init__(env_name, seed)
+        spec = two_role_spec(env_name)
+        super().__init__(spec, seed)
+        self.env_name = spec.name
         import torch
 
-        from ggpzoo.training.az.net import evaluator, load_model
+        from ggpzoo.training.az.net import check_model_game, evaluator, load_model
 
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
             raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
         if simulations >= MAX_SIMULATIONS:
             raise ValueError(f"simulations must be below MAX_SIMULATIONS = {MAX_SIMULATIONS:,}, got {simulations:,}")
-        net = load_model(model, env_name) if isinstance(model, (str, os.PathLike)) else model
-        if getattr(net, "env_name", None) != env_name:
-            raise ValueError(f"the model plays {getattr(net, 'env_name', None)!r}, not {env_name!r}")
+        if isinstance(model, (str, os.PathLike)):
+            net = load_model(model, spec)
+        else:
+            net = model
+            check_model_game(net, spec)
         self.net = net.eval()
         self.device = next(net.parameters()).device
         self.torch = torch
         self.simulations = int(simulations)
-        self.cells = self.spec.action_cells()
-        self.legal = np.zeros(MAX_LEGAL, np.int32)
-        self.obs = np.zeros((1, *net.input_shape), self.spec.obs_dtype)
+        self.cells, _ = policy_cells(spec)
+        self.T, self.W = spec.tables, spec.work()
+        self.legal = np.zeros(spec.max_legal, np.int32)
+        self.goals = np.zeros(spec.num_roles, np.int64)
+        self.planes = spec.planes_shape[2]
+        self.obs = np.zeros((1, *net.input_shape), spec.obs_dtype)
         self.search = None
         if c_scale is None:
             c_scale = getattr(net, "info", {}).get("c_scale", C_SCALE)
         if self.simulations:  # GumbelSearch checks c_scale
             self.search = GumbelSearch(
-                env_name,
+                spec,
                 evaluator(self.net, self.device),
                 self.simulations,
                 1,
@@ -759,16 +892,22 @@ class GumbelAZAgent(_StateAgent):
         if seed is not None and self.search is not None:
             self.search.rng = seeded_rng(seed)
 
+    def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
+        return protocol_state(self.spec, state, type(self).__name__)
+
     def __call__(self, state) -> int:
         board, aux = self._checked(state)
-        if is_terminal(self.game, board, aux):
+        n = status(self.game, board, aux, self.T, self.W, self.legal, self.goals)
+        if n == OVER:
             raise ValueError("no legal action: the game is over")
+        if n < 0:
+            raise status_error(self.spec, n)
         if self.search is not None:
             r = self.search.run(board[None], aux[None])
             self.last_search = {"value": float(r.root_values[0]), "simulations": self.simulations}
             return int(r.actions[0])
-        net_input(self.game, board, aux, aux[ROLE], self.obs[0], self.spec.num_planes)
+        network_input(self.game, board, aux, self.T, aux[ROLE], self.obs[0], self.planes)
         with self.torch.no_grad():
             logits, v = self.net(self.torch.as_tensor(self.obs, device=self.device))
         self.last_search = {"value": float(v[0])}
-        return int(_best_legal(self.game, board, aux, logits[0].float().cpu().numpy(), self.cells, self.legal))
+        return int(best_legal(self.legal, n, logits[0].float().cpu().numpy(), self.cells))

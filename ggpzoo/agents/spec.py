@@ -28,7 +28,7 @@ GDL_SPEC_HELP = (
     "| ggp:HOST:PORT (a player over the GGP protocol)"
 )
 
-TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/az/{env}"
+TRAIN_HINT = "python -m ggpzoo.training.az --env {env} --minutes 60 --out runs/az/{label}"
 
 
 class AgentSpecError(ValueError):
@@ -41,7 +41,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
     [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
     ([`GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]) and ``az:PATH.json[:N]``
-    (`GDLGumbelAZAgent`) are the agents.
+    ([`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent], as for every game) are the agents.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -94,14 +94,16 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
             agent = GGPAgent(arg, seed=seed)
         elif kind == "baseline":
             from ggpzoo.baselines import available, baseline_path
+            from ggpzoo.envs import spec as env_spec
 
             simulations = _simulations(arg, "baseline:32")
-            path = baseline_path(env_name)
+            s = env_spec(env_name)
+            path = baseline_path(s.label)
             if path is None:
                 shipped = ", ".join(available()) or "none yet"
                 raise AgentSpecError(
-                    f"no baseline network is shipped for {env_name} (shipped: {shipped}); train one with "
-                    f"`{TRAIN_HINT.format(env=env_name)}` and play it as az:runs/az/{env_name}/model.json"
+                    f"no baseline network is shipped for {s.name} (shipped: {shipped}); train one with "
+                    f"`{TRAIN_HINT.format(env=s.name, label=s.label)}` and play it as az:runs/az/{s.label}/model.json"
                 )
             agent = _az_agent(path, env_name, simulations, seed)
         elif kind == "az":
@@ -147,39 +149,12 @@ def _simulations(arg: str, example: str) -> int:
 
 
 def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
-    """An AlphaZero network's agent: `GumbelAZAgent`, or for a GDL game (``env_name``
-    a loaded `ggpzoo.gdl.Game`) `GDLGumbelAZAgent`."""
+    """An AlphaZero network's agent, `GumbelAZAgent`, for any two-role game (``env_name`` a
+    name, a spec or a loaded GDL game): a model of another game is refused before it is
+    built (`ggpzoo.training.az.net.load_model()`)."""
     try:
-        from ggpzoo.gdl.game import Game
-
-        if isinstance(env_name, Game):
-            from ggpzoo.agents.gdl_gumbel import GDLGumbelAZAgent
-
-            _check_model_sheet(path, env_name)
-
-            return GDLGumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
         from ggpzoo.agents.gumbel import GumbelAZAgent
 
         return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
     except ImportError as e:
         raise AgentSpecError(f"AlphaZero agents need torch (pip install ggpzoo[train]): {e}") from None
-
-
-def _check_model_sheet(path: str, game) -> None:
-    """Refuse a model whose description names another sheet than ``game``'s, by the sheets'
-    texts, before the loader reads (and grounds) that sheet."""
-    from ggpzoo.agents.weights import read_description
-    from ggpzoo.gdl.game import _read_sheet
-    from ggpzoo.gdl.spec import sheet_path
-    from ggpzoo.training.az.net import FORMAT, MAX_JSON_BYTES
-
-    _, d, _ = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
-    env = d.get("env")
-    if not (isinstance(env, str) and env.startswith("gdl:")):
-        raise AgentSpecError(f"{path} plays {env!r:.80}, not the GDL game {game.name}")
-    try:
-        text = _read_sheet(sheet_path(env[len("gdl:") :]))
-    except (ValueError, OSError) as e:
-        raise AgentSpecError(f"{path} plays {env!r:.80}, whose sheet cannot be read: {e}") from None
-    if text != game.text:
-        raise AgentSpecError(f"{path} plays {env!r:.80}, another sheet than {game.name}")

@@ -32,12 +32,15 @@ ENVS = {name: s.env_module for name, s in SPECS.items()}
 
 def spec(name: str):
     """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of env ``name``, also for ``gdl:SHEET`` (a sheet shipped in
-    ``ggpzoo/gdl/games/`` or a ``.kif`` path); ValueError naming the known envs otherwise."""
+    ``ggpzoo/gdl/games/`` or a ``.kif`` path); ValueError naming the known envs otherwise. A spec
+    is returned as it is, and a loaded GDL game ([`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]) gives its spec."""
     try:
         return SPECS[name]
     except (KeyError, TypeError):
         pass
-    if isinstance(name, str) and name.startswith("gdl:"):
+    if isinstance(name, GameSpec):
+        return name
+    if isinstance(name, str) and name.startswith("gdl:") or type(name).__module__ == "ggpzoo.gdl.game":
         from ggpzoo.gdl.spec import gdl_spec
 
         return gdl_spec(name)

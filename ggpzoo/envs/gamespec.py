@@ -159,6 +159,31 @@ class GameSpec:
         return f"gdl_{self.game.name}" if self.game is not None else self.name
 
     @property
+    def portable_name(self) -> str:
+        """A name that gives this game back from any working directory (what a saved model
+        records): the env name; for a sheet its shipped name (``"gdl:tictactoe"``), else
+        ``gdl:`` and its absolute path (a sheet loaded from text: its name)."""
+        if self.game is None or not self.path:
+            return self.name
+        from ggpzoo.gdl import game_path
+
+        try:
+            shipped = game_path(self.game.name)
+        except ValueError:
+            shipped = None
+        return f"gdl:{self.game.name}" if shipped == self.path else f"gdl:{self.path}"
+
+    @property
+    def fingerprint(self) -> str | None:
+        """``"sha256:..."`` of a sheet's text, which a saved model records so that a model of
+        another sheet is refused before that sheet is read; None for a hand-written game."""
+        if self.game is None:
+            return None
+        import hashlib
+
+        return "sha256:" + hashlib.sha256(self.game.text.encode()).hexdigest()
+
+    @property
     def kernel_id(self) -> int:
         """The game's id in the engine's dispatch ([`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch])."""
         from ggpzoo.engine.dispatch import kernel_id

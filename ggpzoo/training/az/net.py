@@ -7,17 +7,21 @@ piece and destination; queen, destination and arrow), one logit per cell, and a 
 ([`action_logits()`][ggpzoo.training.az.net.action_logits]), so amazons_v0's 86,980 actions need a head of 3 x 100
 numbers.
 
-[`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet] is the network of a GDL game (``gdl:SHEET``): a residual MLP over the
-env's observation (a byte per fluent, then a one-hot of the role to act), one policy head
-per role over its action ids, the logits of the role to act given as ``(B, 1, A)``: one
-action part whose "cells" are the action ids, so that the search, the agent and the losses
-treat both networks alike.
+[`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet] is the network of a game whose observation is a vector (a GDL
+sheet, ``gdl:SHEET``): a residual MLP over it (a byte per fluent, then a one-hot of the role
+to act), one policy head per role over its action ids, the logits of the role to act given
+as ``(B, 1, A)``: one action part whose "cells" are the action ids, so that the search, the
+agent and the losses treat both networks alike. [`network_for()`][ggpzoo.training.az.net.network_for]
+picks the one a game's observation shape calls for.
 
 Files: [`save_model()`][ggpzoo.training.az.net.save_model] writes ``PATH.json`` (what to build: the format, the env, the
 network's size) and ``PATH.pt`` (its ``state_dict``, tensors only); [`load_model()`][ggpzoo.training.az.net.load_model]
 reads them back with ``torch.load(weights_only=True)``, which refuses anything but
 tensors and plain containers, so loading a file runs none of its code (the conventions
-of `ggpzoo.agents.weights`).
+of `ggpzoo.agents.weights`). The description records the game's
+[`portable_name`][ggpzoo.envs.gamespec.GameSpec] and, for a sheet, its text's
+[`fingerprint`][ggpzoo.envs.gamespec.GameSpec]: loading a model for a game compares them first, so a model
+of another game is refused before anything of it is built or its sheet read.
 """
 
 from __future__ import annotations
@@ -31,7 +35,18 @@ from torch import nn
 
 from ggpzoo.envs import spec as _spec
 
-__all__ = ["AZNet", "GDLAZNet", "action_logits", "save_model", "load_model", "evaluator", "FORMAT", "MAX_MODEL_BYTES"]
+__all__ = [
+    "AZNet",
+    "GDLAZNet",
+    "network_for",
+    "action_logits",
+    "save_model",
+    "load_model",
+    "check_model_game",
+    "evaluator",
+    "FORMAT",
+    "MAX_MODEL_BYTES",
+]
 
 FORMAT = "ggpzoo-az-1"
 MAX_JSON_BYTES = 1 << 16
@@ -71,14 +86,19 @@ class AZNet(nn.Module):
     [`input_shape`][ggpzoo.training.az.net.AZNet], as `ggpzoo.engine.dispatch.net_input()` writes them.
 
     Args:
-        env_name: the game (its observation shape and action parts).
+        env_name: the game (its observation shape and action parts): a name or its
+            [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]; its observation must be planes.
         channels, blocks, value_hidden: the size.
         features: 1 to read the game's feature planes too (a game without them: ValueError).
     """
 
-    def __init__(self, env_name: str, channels: int = 32, blocks: int = 3, value_hidden: int = 64, features: int = 0):
+    default_width = 32
+
+    def __init__(self, env_name, channels: int = 32, blocks: int = 3, value_hidden: int = 64, features: int = 0):
         super().__init__()
         s = _spec(env_name)
+        if len(s.obs_shape) != 3:
+            raise ValueError(f"AZNet reads observation planes; {s.name}'s observation is a vector (GDLAZNet reads it)")
         if min(channels, blocks + 1, value_hidden) < 1:
             raise ValueError(
                 f"channels, value_hidden must be >= 1 and blocks >= 0, got {channels}, {blocks}, {value_hidden}"
@@ -87,8 +107,9 @@ class AZNet(nn.Module):
         if features not in (0, 1):
             raise ValueError(f"features must be 0 or 1, got {features!r}")
         if features and not s.num_feature_planes:
-            raise ValueError(f"{env_name} has no feature planes")
-        self.env_name = env_name
+            raise ValueError(f"{s.name} has no feature planes")
+        self.env_name = s.portable_name
+        self.fingerprint = s.fingerprint
         self.config = {"channels": int(channels), "blocks": int(blocks), "value_hidden": int(value_hidden)}
         if features:  # left out when 0, so that older descriptions read the same
             self.config["features"] = 1
@@ -126,12 +147,12 @@ class _DenseBlock(nn.Module):
 
 
 class GDLAZNet(nn.Module):
-    """The AlphaZero network of a two-role GDL game: ``Linear(F + R -> width)``, ``blocks``
-    residual blocks of two ``Linear(width)``, then the heads.
+    """The AlphaZero network of a two-role game whose observation is a vector (a GDL sheet):
+    ``Linear(F + R -> width)``, ``blocks`` residual blocks of two ``Linear(width)``, then the heads.
 
-    Input: the env's ``observation``, int8 ``(B, F + R)``: one byte per fluent of the base
-    set, then a one-hot of the role to act
-    ([`ggpzoo.gdl.batch.GDLVectorGames.observe()`][ggpzoo.gdl.batch.GDLVectorGames.observe]).
+    Input: the env's ``observation``, int8 ``(B, F + R)`` or as the game protocol writes it,
+    ``(B, 1, 1, F + R)`` (the spec's ``planes_shape``, this network's ``input_shape``): one
+    byte per fluent of the base set, then a one-hot of the role to act.
     Policy: ``Linear(width -> R * A)``, one head per role over its action ids (``A`` the
     larger role's action count); the head of the role to act is given, as ``(B, 1, A)``
     (ids past a role's count are never legal). Value: ``Linear(width -> value_hidden)``,
@@ -144,48 +165,52 @@ class GDLAZNet(nn.Module):
     86 + 2).
 
     Args:
-        env_name: the game, ``"gdl:SHEET"`` (its sizes come from the sheet).
+        env_name: the game, ``"gdl:SHEET"`` or its [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] (its sizes come
+            from the sheet).
         width, blocks, value_hidden: the size.
     """
 
-    def __init__(self, env_name: str, width: int = 128, blocks: int = 3, value_hidden: int = 64):
+    default_width = 128
+
+    def __init__(self, env_name, width: int = 128, blocks: int = 3, value_hidden: int = 64):
         super().__init__()
         s = _spec(env_name)
-        if s.game is None:
-            raise ValueError(f"GDLAZNet plays GDL games (gdl:SHEET), got {env_name!r}")
+        if len(s.obs_shape) != 1:
+            raise ValueError(
+                f"GDLAZNet reads an observation vector; {s.name}'s observation is planes (AZNet reads them)"
+            )
         if min(width, blocks + 1, value_hidden) < 1:
             raise ValueError(f"width, value_hidden must be >= 1 and blocks >= 0, got {width}, {blocks}, {value_hidden}")
         _within(GDL_MAX_ARGUMENTS, "GDL_MAX_ARGUMENTS", width=width, blocks=blocks, value_hidden=value_hidden)
         roles = len(s.agents)
         actions = max(s.action_counts.values())
-        numbers = (s.num_fluents + roles + 1) * width + blocks * 2 * (width + 1) * width
+        fluents = s.obs_shape[0] - roles
+        numbers = (fluents + roles + 1) * width + blocks * 2 * (width + 1) * width
         numbers += (width + 1) * roles * actions + (width + 2) * value_hidden + 1
         from ggpzoo.agents.weights import MAX_WEIGHTS_BYTES
 
         if 4 * numbers > MAX_WEIGHTS_BYTES:
             raise ValueError(
-                f"a network of width {width} for {env_name} ({s.num_fluents:,} fluents, {actions:,} actions) takes "
+                f"a network of width {width} for {s.name} ({fluents:,} fluents, {actions:,} actions) takes "
                 f"{4 * numbers / 2**20:,.0f} MB, over MAX_WEIGHTS_BYTES = {MAX_WEIGHTS_BYTES >> 20} MB"
             )
         # stored by a name that reads the same sheet from any working directory: a shipped
         # sheet's name, else the sheet's absolute path (a relative one would depend on it)
-        if not s.path:  # the spec of a game loaded from text
-            self.env_name = env_name
-        else:
-            self.env_name = f"gdl:{s.sheet}" if s.path == _shipped(s.sheet) else f"gdl:{s.path}"
+        self.env_name = s.portable_name
+        self.fingerprint = s.fingerprint
         self.config = {"width": int(width), "blocks": int(blocks), "value_hidden": int(value_hidden)}
-        self.num_fluents = s.num_fluents
+        self.num_fluents = fluents
         self.roles = roles
-        self.num_actions = max(s.action_counts.values())
-        self.input_shape = (s.num_fluents + roles,)
-        self.stem = nn.Linear(s.num_fluents + roles, width)
+        self.num_actions = actions
+        self.input_shape = s.planes_shape
+        self.stem = nn.Linear(fluents + roles, width)
         self.blocks = nn.Sequential(*[_DenseBlock(width) for _ in range(blocks)])
         self.policy = nn.Linear(width, roles * self.num_actions)
         self.value = nn.Sequential(nn.Linear(width, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``obs (B, F + R)`` -> ``(logits of the role to act (B, 1, A), values (B,))``."""
-        x = obs.float()
+        """``obs (B, F + R)`` or ``(B, 1, 1, F + R)`` -> ``(logits of the role to act (B, 1, A), values (B,))``."""
+        x = obs.reshape(len(obs), -1).float()
         role = x[:, self.num_fluents :].argmax(1)
         h = self.blocks(torch.relu(self.stem(x)))
         logits = self.policy(h).view(-1, self.roles, self.num_actions)
@@ -195,6 +220,23 @@ class GDLAZNet(nn.Module):
 
 
 NETWORKS = {"AZNet": (AZNet, MAX_ARGUMENTS), "GDLAZNet": (GDLAZNet, GDL_MAX_ARGUMENTS)}
+
+
+def network_for(env, channels: int | None = None, blocks: int = 3, features: bool = False) -> nn.Module:
+    """The AlphaZero network of game ``env`` (a name or a spec), by its observation's shape:
+    [`AZNet`][ggpzoo.training.az.net.AZNet] (``channels`` conv channels, 32 by default) for planes,
+    [`GDLAZNet`][ggpzoo.training.az.net.GDLAZNet] (``channels`` its width, 128 by default) for a vector."""
+    s = _spec(env)
+    if len(s.obs_shape) == 3:
+        return AZNet(s, AZNet.default_width if channels is None else channels, blocks, features=int(bool(features)))
+    if features:
+        raise ValueError(f"{s.name} has no feature planes (its network reads the observation vector)")
+    return GDLAZNet(s, width=GDLAZNet.default_width if channels is None else channels, blocks=blocks)
+
+
+def default_width(env) -> int:
+    """The network width [`network_for()`][ggpzoo.training.az.net.network_for] gives ``env`` by default."""
+    return (AZNet if len(_spec(env).obs_shape) == 3 else GDLAZNet).default_width
 
 
 def action_logits(part_logits: torch.Tensor, rows: torch.Tensor, cells: torch.Tensor) -> torch.Tensor:
@@ -223,16 +265,6 @@ def _paths(path: str) -> tuple[str, str]:
     return base + ".json", base + ".pt"
 
 
-def _shipped(sheet: str) -> str | None:
-    """The path of the shipped sheet ``sheet`` (``ggpzoo/gdl/games/``), None if there is none."""
-    from ggpzoo.gdl import game_path
-
-    try:
-        return game_path(sheet)
-    except ValueError:
-        return None
-
-
 def save_model(net: nn.Module, path: str, **info) -> str:
     """Write ``PATH.json`` and ``PATH.pt``; return the JSON's path. ``info`` (plain JSON:
     training steps, games, ...) is stored with the description."""
@@ -248,21 +280,48 @@ def save_model(net: nn.Module, path: str, **info) -> str:
         "weights": os.path.basename(weights_path),
         "info": info,
     }
+    if getattr(net, "fingerprint", None):
+        description["fingerprint"] = net.fingerprint
     with open(json_path, "w") as f:
         json.dump(description, f, indent=1)
         f.write("\n")
     return json_path
 
 
-def load_model(path: str, env_name: str | None = None) -> nn.Module:
+def _same_game(model_env, model_fingerprint, s) -> str | None:
+    """Why a model of ``model_env`` (with the sheet fingerprint ``model_fingerprint``, None for a
+    hand-written game or an older model) is not one of game ``s``; None when it is."""
+    if model_fingerprint is not None and s.fingerprint is not None:
+        return None if model_fingerprint == s.fingerprint else f"another sheet than {s.sheet}"
+    if model_env in (s.name, s.portable_name) and (model_fingerprint is None or s.fingerprint is not None):
+        return None  # a hand-written game, or a sheet by its name (a model saved before fingerprints)
+    return f"not of {s.name!r}"
+
+
+def check_model_game(net: nn.Module, env) -> None:
+    """ValueError unless ``net`` is a network of game ``env`` (a name or a spec)."""
+    s = _spec(env)
+    why = _same_game(getattr(net, "env_name", None), getattr(net, "fingerprint", None), s)
+    if why is not None:
+        raise ValueError(f"the model plays {getattr(net, 'env_name', None)!r:.80}, {why}")
+
+
+def load_model(path: str, env_name=None) -> nn.Module:
     """The network stored by [`save_model()`][ggpzoo.training.az.net.save_model] at ``PATH.json`` (or ``PATH``), on the
     CPU, in evaluation mode. Runs no code from the files: a bad, foreign or pickled file, or one
-    for another env than ``env_name``, raises ValueError (OSError when it cannot be read)."""
+    for another game than ``env_name`` (a name or a spec: compared by the description's name and
+    sheet fingerprint before anything is built, so another sheet is never read), raises
+    ValueError (OSError when it cannot be read)."""
     from ggpzoo.agents.weights import check_network_bytes, load_weights, read_description, sizing
 
     json_path, d, weights_path = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
-    if env_name is not None and d.get("env") != env_name:
-        raise ValueError(f"{json_path} is a model of {d.get('env')!r}, not of {env_name!r}")
+    game = None
+    if env_name is not None:
+        game = _spec(env_name)
+        fingerprint = d.get("fingerprint")
+        why = _same_game(d.get("env"), fingerprint if isinstance(fingerprint, str) else None, game)
+        if why is not None:
+            raise ValueError(f"{json_path} is a model of {d.get('env')!r:.80}, {why}")
     if not isinstance(d.get("info", {}), dict):
         raise ValueError(f"{json_path}: bad model description: 'info' must be an object, got {d['info']!r:.60}")
     try:
@@ -277,9 +336,10 @@ def load_model(path: str, env_name: str | None = None) -> nn.Module:
                 raise ValueError(f"{k} must be an integer in 0..{limits[k]}, got {v!r}")
         if not isinstance(d["env"], str):
             raise ValueError(f"bad env {d['env']!r}")
+        env = d["env"] if game is None else game
         with sizing():  # sized before anything is allocated
-            check_network_bytes(cls(d["env"], **args), json_path)
-        net = cls(d["env"], **args)
+            check_network_bytes(cls(env, **args), json_path)
+        net = cls(env, **args)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None
     load_weights(net, weights_path, "network")

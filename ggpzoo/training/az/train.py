@@ -13,9 +13,10 @@ search) against random and greedy players. Each save also keeps a copy of the ne
 against training time, and the replay buffer as ``OUT/buffer.npz``. ``resume=True`` goes on
 from the checkpoint and the buffer.
 
-What depends on the kind of game is one adapter: [`KernelSelfPlay`][ggpzoo.training.az.train.KernelSelfPlay] for the
-hand-written games, `ggpzoo.training.az.gdl.GDLSelfPlay` for a two-role GDL game
-(``env="gdl:SHEET"``): the network, the search, the batch of games and the strength check.
+Every two-role game where one role chooses at a time trains the same way, hand-written or a
+GDL sheet (``env="gdl:SHEET"``): [`SelfPlay`][ggpzoo.training.az.train.SelfPlay] steps the games through the
+game protocol of `ggpzoo.engine.dispatch`, and the network is the one the game's
+observation calls for ([`network_for()`][ggpzoo.training.az.net.network_for]).
 """
 
 from __future__ import annotations
@@ -31,16 +32,22 @@ import numpy as np
 import torch
 from numba import njit
 
-from ggpzoo.agents.gumbel import GumbelSearch
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, init, is_terminal, kernel_id, legal_actions, net_input
-from ggpzoo.engine.policies import greedy_choice
-from ggpzoo.engine.rng import random_legal, stream
-from ggpzoo.envs import spec as _spec
+from ggpzoo.agents.gumbel import (
+    GumbelSearch,
+    best_legal,
+    network_input,
+    outcome0,
+    policy_cells,
+    status_error,
+    two_role_spec,
+)
+from ggpzoo.engine.dispatch import OVER, start, status, step
+from ggpzoo.engine.rng import next_random, random_legal, stream
 from ggpzoo.envs.gamespec import ROLE, STEP
 from ggpzoo.tools._progress import Progress
-from ggpzoo.training.az.net import AZNet, action_logits, evaluator, save_model
+from ggpzoo.training.az.net import action_logits, default_width, evaluator, network_for, save_model
 
-__all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss", "KernelSelfPlay"]
+__all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss", "SelfPlay"]
 
 LOG_FIELDS = (
     "step",
@@ -79,7 +86,7 @@ class AZConfig:
         updates_per_move: gradient steps after each move of all games.
         max_moves: a self-play game cut after this many actions is a draw.
         checkpoint_minutes, eval_minutes: how often to save and to measure strength.
-        eval_games: games against each of random and greedy (a GDL game: random) per measurement.
+        eval_games: games against each of random and greedy per measurement.
         device: ``"cpu"`` or ``"cuda"``.
         seed: seeds the search, the sampling and the network's initial weights.
     """
@@ -108,178 +115,258 @@ class AZConfig:
 
 # ----------------------------------------------------------------------------- numba helpers
 @njit(cache=True)
-def _observe_all(game, boards, auxs, obs, planes):
-    """The network's input of every game (`ggpzoo.engine.dispatch.net_input()`)."""
+def _observe_all(game, T, boards, auxs, obs, planes):
+    """The network's input of every game (`ggpzoo.agents.gumbel.network_input()`)."""
     for g in range(boards.shape[0]):
-        net_input(game, boards[g], auxs[g], auxs[g, ROLE], obs[g], planes)
+        network_input(game, boards[g], auxs[g], T, auxs[g, ROLE], obs[g], planes)
 
 
 @njit(cache=True)
-def _outcome0(game, board, aux):
-    g = goals(game, board, aux)
-    return 1.0 if g[0] > g[1] else (-1.0 if g[0] < g[1] else 0.0)
+def _start_all(game, variant, T, W, boards, auxs):
+    """Every game at the start. Returns (0 or an error code, the failing game)."""
+    for g in range(boards.shape[0]):
+        code = start(game, boards[g], auxs[g], T, W[g], variant)
+        if code != 0:
+            return code, g
+    return 0, -1
 
 
 @njit(cache=True)
-def _play(game, variant, boards, auxs, actions, max_moves, ended, outcome0):
-    """Apply each game's action; a finished (or cut) game gets its outcome for role 0 and
-    restarts."""
+def _play(game, variant, T, W, boards, auxs, actions, max_moves, ended, outcome, legal, goals):
+    """Play each game's action; a finished (or cut) game gets its outcome for role 0 and
+    restarts. Returns (0 or what went wrong: a protocol code, the failing game)."""
     for g in range(boards.shape[0]):
-        apply(game, boards[g], auxs[g], actions[g])
+        code = step(game, boards[g], auxs[g], T, W[g], actions[g])
+        if code != 0:
+            return code, g
         ended[g] = False
-        if is_terminal(game, boards[g], auxs[g]):
+        n = status(game, boards[g], auxs[g], T, W[g], legal, goals)
+        if n == OVER:
             ended[g] = True
-            outcome0[g] = _outcome0(game, boards[g], auxs[g])
+            outcome[g] = outcome0(goals)
+        elif n < 0:
+            return n, g
         elif auxs[g, STEP] >= max_moves:
             ended[g] = True
-            outcome0[g] = 0.0
+            outcome[g] = 0.0
         if ended[g]:
-            init(game, boards[g], auxs[g], variant)
+            code = start(game, boards[g], auxs[g], T, W[g], variant)
+            if code != 0:
+                return code, g
+    return 0, -1
 
 
 @njit(cache=True)
-def _best_legal_batch(game, boards, auxs, part_logits, cells, rows, out, legal):
+def _best_legal_batch(game, T, W, boards, auxs, part_logits, cells, rows, out, legal, goals):
     """For each game in ``rows``: its legal action of the largest factored logit."""
     for k in range(rows.shape[0]):
         g = rows[k]
-        n = legal_actions(game, boards[g], auxs[g], legal)
-        best, best_logit = (legal[0] if n > 0 else -1), -np.inf  # NaN logits never win: a legal action
-        for i in range(n):
-            a = legal[i]
-            s = 0.0
-            for p in range(cells.shape[1]):
-                s += part_logits[k, p, cells[a, p]]
-            if s > best_logit:
-                best, best_logit = a, s
-        out[g] = best
+        n = status(game, boards[g], auxs[g], T, W[g], legal, goals)
+        out[g] = best_legal(legal, n, part_logits[k], cells)
 
 
 @njit(cache=True)
-def _opponent_batch(game, boards, auxs, rows, greedy, seed, out, legal, b, x):
+def _greedy(game, T, W, board, aux, legal, n, s, b, x, goals, scratch):
+    """`ggpzoo.engine.policies.greedy_choice()` through the game protocol (any game): the
+    legal action of ``legal[:n]`` with the best ``own goal - other's goal`` after it, a
+    finished game's 1000 more (ahead) or less (behind); ties at random. Leaves ``W`` at
+    ``board``. Returns ``(new random state, action)``."""
+    if n == 0:
+        return s, -1
+    role = aux[ROLE]
+    best = -1_000_000
+    ties = 0
+    choice = legal[0]
+    follow = W.shape[0] > 0  # a work area follows the board: brought back before each try
+    for j in range(n):
+        b[:] = board
+        x[:] = aux
+        if follow:
+            status(game, b, x, T, W, scratch, goals)
+        step(game, b, x, T, W, legal[j])
+        m = status(game, b, x, T, W, scratch, goals)
+        score = (goals[0] - goals[1]) if role == 0 else (goals[1] - goals[0])
+        if score != 0 and m == OVER:
+            score += 1000 if score > 0 else -1000
+        if score > best:
+            best, ties, choice = score, 1, legal[j]
+        elif score == best:
+            ties += 1  # reservoir sampling: a uniform choice among the ties
+            s, r = next_random(s)
+            if np.int64((r * np.uint64(ties)) >> np.uint64(32)) == 0:
+                choice = legal[j]
+    if follow:
+        status(game, board, aux, T, W, scratch, goals)
+    return s, choice
+
+
+@njit(cache=True)
+def _opponent_batch(game, T, W, boards, auxs, rows, greedy, seed, out, legal, goals, b, x, scratch):
     for k in range(rows.shape[0]):
         g = rows[k]
-        n = legal_actions(game, boards[g], auxs[g], legal)
+        n = status(game, boards[g], auxs[g], T, W[g], legal, goals)
         s = stream(seed, g)
         if greedy:
-            s, out[g] = greedy_choice(game, boards[g], auxs[g], legal, n, s, b, x)
+            s, out[g] = _greedy(game, T, W[g], boards[g], auxs[g], legal, n, s, b, x, goals, scratch)
         else:
             s, out[g] = random_legal(legal, n, s)
 
 
+@njit(cache=True)
+def _step_live(game, T, W, boards, auxs, actions, live, net_role, max_moves, score, legal, goals):
+    """Play each live game's action; a game over or cut gets the network's score (1, 0.5, 0).
+    Returns (0 or what went wrong, the failing game)."""
+    for g in range(boards.shape[0]):
+        if not live[g]:
+            continue
+        code = step(game, boards[g], auxs[g], T, W[g], actions[g])
+        if code != 0:
+            return code, g
+        n = status(game, boards[g], auxs[g], T, W[g], legal, goals)
+        if n < 0 and n != OVER:
+            return n, g
+        if n == OVER or auxs[g, STEP] >= max_moves:
+            live[g] = False
+            o = outcome0(goals) if n == OVER and auxs[g, STEP] < max_moves else 0.0
+            o = o if net_role[g] == 0 else -o
+            score[g] = (o + 1) / 2
+    return 0, -1
+
+
 # ----------------------------------------------------------------------------- evaluation
-def net_score(
-    net: AZNet, env_name: str, opponent: str, games: int, seed: int = 0, device="cpu", max_moves=1000
-) -> float:
+def net_score(net, env_name, opponent: str, games: int, seed: int = 0, device="cpu", max_moves=1000) -> float:
     """The network's mean score (win 1, draw 0.5, loss 0) playing alone (its legal action of
-    the largest logit) against ``"random"`` or ``"greedy"``, in ``games`` games played
-    together, white in the first half."""
-    s = _spec(env_name)
-    game, cells = kernel_id(s.kernel), s.action_cells()
-    boards = np.zeros((games, s.num_cells), np.int8)
+    the largest logit) against ``"random"`` or ``"greedy"`` (one ply on the goals), in
+    ``games`` games of ``env_name`` (a name or a spec) played together, the first role in the
+    first half."""
+    if opponent not in ("random", "greedy"):
+        raise ValueError(f"the network is measured against 'random' or 'greedy', not {opponent!r}")
+    s = two_role_spec(env_name)
+    game, T, cells = s.kernel_id, s.tables, policy_cells(s)[0]
+    W = np.stack([s.work() for _ in range(games)])
+    boards = np.zeros((games, s.board_size), np.int8)
     auxs = np.zeros((games, s.aux_size), np.int32)
-    for g in range(games):
-        init(game, boards[g], auxs[g], s.variant)
+    code, g = _start_all(game, s.variant, T, W, boards, auxs)
+    legal, scratch = np.zeros(s.max_legal, np.int32), np.zeros(s.max_legal, np.int32)
+    goals = np.zeros(s.num_roles, np.int64)
+    if not code:  # a game where no role chooses at the start would never move
+        g, code = 0, status(game, boards[0], auxs[0], T, W[0], legal, goals)
+        code = 0 if code > 0 else code
+    if code:
+        raise status_error(s, code, f"game {g}")
     net_role = (np.arange(games) >= (games + 1) // 2).astype(np.int32)
-    live = np.ones(games, bool)
+    live = np.ones(games, np.bool_)
     score = np.zeros(games)
     actions = np.zeros(games, np.int32)
     obs = np.zeros((games, *net.input_shape), s.obs_dtype)
-    legal = np.zeros(MAX_LEGAL, np.int32)
-    b, x = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
+    b, x = np.zeros(s.board_size, np.int8), np.zeros(s.aux_size, np.int32)
+    planes = s.planes_shape[2]
     rng = np.random.default_rng(seed)
     while live.any():
         mine = np.flatnonzero(live & (auxs[:, ROLE] == net_role)).astype(np.int64)
         theirs = np.flatnonzero(live & (auxs[:, ROLE] != net_role)).astype(np.int64)
         if len(mine):
-            _observe_all(game, boards[mine], auxs[mine], obs[: len(mine)], s.num_planes)
+            _observe_all(game, T, boards[mine], auxs[mine], obs[: len(mine)], planes)
             with torch.no_grad():
                 logits, _ = net(torch.as_tensor(obs[: len(mine)], device=device))
-            _best_legal_batch(game, boards, auxs, logits.float().cpu().numpy(), cells, mine, actions, legal)
+            _best_legal_batch(
+                game, T, W, boards, auxs, logits.float().cpu().numpy(), cells, mine, actions, legal, goals
+            )
         if len(theirs):
             _opponent_batch(
-                game, boards, auxs, theirs, opponent == "greedy", int(rng.integers(2**62)), actions, legal, b, x
-            )
-        for g in np.flatnonzero(live):
-            apply(game, boards[g], auxs[g], actions[g])
-            if is_terminal(game, boards[g], auxs[g]) or auxs[g, STEP] >= max_moves:
-                live[g] = False
-                o = _outcome0(game, boards[g], auxs[g]) if auxs[g, STEP] < max_moves else 0.0
-                o = o if net_role[g] == 0 else -o
-                score[g] = (o + 1) / 2
+                game, T, W, boards, auxs, theirs, opponent == "greedy", int(rng.integers(2**62)), actions, legal,
+                goals, b, x, scratch,
+            )  # fmt: skip
+        code, g = _step_live(game, T, W, boards, auxs, actions, live, net_role, max_moves, score, legal, goals)
+        if code:
+            raise status_error(s, code, f"game {g}")
     return float(score.mean())
 
 
-# ----------------------------------------------------------------------------- the game adapter
-class KernelSelfPlay:
-    """Self-play of a hand-written game for [`train()`][ggpzoo.training.az.train.train]: the boards and auxs of
-    ``games`` games, stepped by the rules kernel in numba, [`AZNet`][ggpzoo.training.az.net.AZNet] and
-    [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch].
-    (A GDL game's adapter, with the same methods: `ggpzoo.training.az.gdl.GDLSelfPlay`.)"""
+# ----------------------------------------------------------------------------- the games
+class SelfPlay:
+    """Self-play of any two-role game for [`train()`][ggpzoo.training.az.train.train]: the boards, auxs and work
+    areas of ``games`` games, stepped through the game protocol in numba, the network
+    [`network_for()`][ggpzoo.training.az.net.network_for] gives the game and
+    [`GumbelSearch`][ggpzoo.agents.gumbel.GumbelSearch]."""
 
     opponents = ("random", "greedy")
 
-    def __init__(self, env: str):
-        self.env = env
-        self.spec = _spec(env)
+    def __init__(self, env):
+        self.spec = two_role_spec(env)
+        self.env = self.spec.name
         self.obs_dtype = self.spec.obs_dtype
-        self.kernel = kernel_id(self.spec.kernel)
+        self.kernel = self.spec.kernel_id
 
     def configure(self, config: AZConfig) -> None:
-        """Fill the settings left to the game (feature planes where it has them, 32 channels)."""
+        """Fill the settings left to the game (feature planes where it has them, the
+        network's default width)."""
         if config.features is None:
             config.features = self.spec.num_feature_planes > 0
         if config.channels is None:
-            config.channels = 32
+            config.channels = default_width(self.spec)
 
-    def network(self, config: AZConfig) -> AZNet:
-        return AZNet(config.env, config.channels, config.blocks, features=int(config.features))
+    def network(self, config: AZConfig):
+        return network_for(self.spec, config.channels, config.blocks, features=bool(config.features))
 
     def cells(self) -> np.ndarray:
-        return self.spec.action_cells()
+        return policy_cells(self.spec)[0]
 
     def search(self, config: AZConfig, evaluate, seed: int) -> GumbelSearch:
         return GumbelSearch(
-            config.env, evaluate, config.simulations, config.games, config.max_considered, seed=seed,
+            self.spec, evaluate, config.simulations, config.games, config.max_considered, seed=seed,
             c_scale=config.c_scale, features=bool(config.features),
         )  # fmt: skip
 
+    def _check(self, code: int, g: int) -> None:
+        if code:
+            raise status_error(self.spec, code, f"self-play game {g}")
+
     def start(self, games: int, max_moves: int) -> None:
         s = self.spec
-        self.boards = np.zeros((games, s.num_cells), np.int8)
+        self.T = s.tables
+        self.W = np.stack([s.work() for _ in range(games)])
+        self.boards = np.zeros((games, s.board_size), np.int8)
         self.auxs = np.zeros((games, s.aux_size), np.int32)
-        for g in range(games):
-            init(self.kernel, self.boards[g], self.auxs[g], s.variant)
+        self._check(*_start_all(self.kernel, s.variant, self.T, self.W, self.boards, self.auxs))
         self.max_moves = max_moves
         self.ended, self.outcome0 = np.zeros(games, np.bool_), np.zeros(games, np.float64)
+        self.legal, self.goals = np.zeros(s.max_legal, np.int32), np.zeros(s.num_roles, np.int64)
 
     def run(self, search: GumbelSearch):
         return search.run(self.boards, self.auxs)
 
     def observe(self, obs: np.ndarray) -> np.ndarray:
         """Write every game's network input into ``obs``; return the roles to act."""
-        _observe_all(self.kernel, self.boards, self.auxs, obs, self.spec.num_planes)
+        _observe_all(self.kernel, self.T, self.boards, self.auxs, obs, self.spec.planes_shape[2])
         return self.auxs[:, ROLE].copy()
 
     def play(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play each game's action; return which games ended and their outcome for role 0
         (a game cut at ``max_moves`` is a draw). Ended games restart."""
-        _play(
-            self.kernel, self.spec.variant, self.boards, self.auxs, actions, self.max_moves, self.ended, self.outcome0
-        )
+        self._check(
+            *_play(
+                self.kernel, self.spec.variant, self.T, self.W, self.boards, self.auxs, actions, self.max_moves,
+                self.ended, self.outcome0, self.legal, self.goals,
+            )
+        )  # fmt: skip
         return self.ended, self.outcome0
 
     def score(self, net, opponent: str, games: int, seed: int, device, max_moves: int) -> float:
-        return net_score(net, self.env, opponent, games, seed, device, max_moves)
+        return net_score(net, self.spec, opponent, games, seed, device, max_moves)
 
 
-def self_play(env: str):
-    """The game adapter of ``env``: [`KernelSelfPlay`][ggpzoo.training.az.train.KernelSelfPlay], or for ``gdl:SHEET``
-    `GDLSelfPlay`."""
-    if _spec(env).game is not None:
-        from ggpzoo.training.az.gdl import GDLSelfPlay
+def __getattr__(name):
+    if name == "KernelSelfPlay":  # the old name of the hand-written games' adapter (0.6)
+        import warnings
 
-        return GDLSelfPlay(env)
-    return KernelSelfPlay(env)
+        warnings.warn(
+            "ggpzoo.training.az.train.KernelSelfPlay is deprecated: SelfPlay plays every two-role game",
+            DeprecationWarning,
+            2,
+        )
+        return SelfPlay
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ----------------------------------------------------------------------------- replay buffer
@@ -328,6 +415,8 @@ class ReplayBuffer:
         with np.load(path, allow_pickle=False) as f:
             obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
             nxt = int(f["next"])
+        if obs.ndim == 2 and self.obs.shape[1:3] == (1, 1) and obs.shape[1:] == self.obs.shape[3:]:
+            obs = obs.reshape(len(obs), 1, 1, -1)  # a sheet's buffer of 0.6 (observation vectors)
         if obs.shape[1:] != self.obs.shape[1:] or not (len(obs) == len(z) == len(lengths)):
             raise ValueError(f"{path}: a replay buffer of another shape ({obs.shape[1:]}, not {self.obs.shape[1:]})")
         if int(lengths.sum()) != len(actions) or len(actions) != len(probs):
@@ -408,7 +497,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     """
     if not (minutes > 0 and math.isfinite(minutes)):
         raise ValueError(f"minutes must be a positive number, got {minutes!r}")
-    play = self_play(config.env)
+    play = SelfPlay(config.env)
     _check_config(config, play, resume)
     device = torch.device(config.device)
     if device.type == "cuda" and not torch.cuda.is_available():
