@@ -535,8 +535,24 @@ class AlphaBetaAgent(Agent):
         self._ctl = np.zeros(CTL_SIZE, np.int64)
         self._scratch = np.zeros((5, AM.N), np.int64)
         self._aux_scratch = np.zeros(8, np.int32)
+        self._me = 0
         self._gen = 0
         self.last_search: dict = {}
+        self._search(1, -1.0)  # load the compiled search now, not on the first move's clock
+
+    def _search(self, depth: int, deadline: float) -> float:
+        """One iteration from ``boards[0]``: ``depth`` plies, until ``deadline``
+        (`time.perf_counter()`). With a deadline passed and ``ctl[CHECK]`` 0 it stops at
+        once."""
+        ctl = self._ctl
+        ctl[ABORT] = ctl[BEST] = ctl[ROOT_DONE] = ctl[HORIZON] = 0
+        # (called from Python, so that every ply is an int64: a literal 0 from a numba
+        # caller makes a second compiled copy, and cached copies that call each other crash)
+        return _node(
+            self.game, self._T, self._W, self._boards, self._auxs, self._legal, self._keys, self._goal, 0, depth,
+            self.quiescence, -INF, INF, self._me, self._tt_key, self._tt_val, self._tt_move, self._tt_info,
+            self._killers, self._history, ctl, deadline, self._scratch, self._aux_scratch,
+        )  # fmt: skip
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -587,7 +603,7 @@ class AlphaBetaAgent(Agent):
         if n < 0:
             raise ValueError(f"the rules failed at the root (code {n})")
         legal = self._legal[0, :n].copy()
-        me = int(aux[0])
+        self._me = int(aux[0])
         self.last_search = {"depth": 0, "value": 0.0, "nodes": 0, "seconds": 0.0, "legal": int(n)}
         if n == 1:
             self.last_search["seconds"] = time.perf_counter() - start
@@ -604,14 +620,7 @@ class AlphaBetaAgent(Agent):
         max_depth = MAX_DEPTH if self.depth is None else self.depth
         best, value, done = int(legal[0]), 0.0, 0
         for d in range(1, max_depth + 1):
-            ctl[ABORT] = ctl[BEST] = ctl[ROOT_DONE] = ctl[HORIZON] = 0
-            # (called from Python, so that every ply is an int64: a literal 0 from a numba
-            # caller makes a second compiled copy, and cached copies that call each other crash)
-            v = _node(
-                game, T, W, self._boards, self._auxs, self._legal, self._keys, self._goal, 0, d, self.quiescence,
-                -INF, INF, me, self._tt_key, self._tt_val, self._tt_move, self._tt_info, self._killers,
-                self._history, ctl, deadline, self._scratch, self._aux_scratch,
-            )  # fmt: skip
+            v = self._search(d, deadline)
             if ctl[ERROR]:
                 self._raise(int(ctl[ERROR]))
             if ctl[ABORT]:
