@@ -304,6 +304,7 @@ def test_stronger_is_stronger():
     [
         "ggpzoo.agents.simple",
         "ggpzoo.agents.mcts",
+        "ggpzoo.agents.alphabeta",
         "ggpzoo.agents.gumbel",
         "ggpzoo.agents.spec",
         "ggpzoo.tools.arena",

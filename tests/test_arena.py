@@ -165,3 +165,38 @@ def test_a_ladder_plays_only_the_pairs_given():
 def test_max_steps_cuts_games_to_draws():
     result = round_robin(ENV, [GreedyAgent(ENV), RandomAgent()], games=2, max_steps=1, progress=False)
     assert all(g.truncated and g.score == 0.5 and g.length == 1 for g in result.games)
+
+
+def test_mean_time_per_move(tmp_path):
+    """Each agent's thinking time is its own: a sleeping agent's mean is at least its nap, and
+    every column of the outputs carries it."""
+    import time as _time
+
+    class Sleepy(RandomAgent):
+        name = "sleepy"
+
+        def __call__(self, obs):
+            _time.sleep(0.02)
+            return super().__call__(obs)
+
+    result = round_robin(ENV, [Sleepy(seed=0), RandomAgent(seed=1)], games=2, seed=0, progress=False)
+    for g in result.games:
+        assert g.white_moves + g.black_moves == g.length
+        assert 0 <= g.white_seconds + g.black_seconds <= g.seconds
+    sleepy, rnd = result.move_seconds()
+    assert sleepy >= 0.02 > rnd
+    rows = {r["agent"]: r for r in result.standings()}
+    assert rows["sleepy"]["seconds_per_move"] == sleepy
+    table = result.table()
+    assert "ms/move" in table.splitlines()[2]
+    line = next(x for x in table.splitlines() if " sleepy " in x)
+    assert float(line.split()[-1]) == pytest.approx(1000 * sleepy, abs=0.1)
+    result.write_csv(tmp_path / "games.csv")
+    rows = list(csv.DictReader(open(tmp_path / "games.csv")))
+    total = sum(float(r["white_seconds"] if r["white"] == "sleepy" else r["black_seconds"]) for r in rows)
+    moves = sum(int(r["white_moves"] if r["white"] == "sleepy" else r["black_moves"]) for r in rows)
+    assert total / moves == pytest.approx(sleepy, rel=1e-3)
+    result.write_json(tmp_path / "arena.json")
+    data = json.loads((tmp_path / "arena.json").read_text())
+    assert data["standings"][0]["seconds_per_move"] == sleepy
+    assert data["games"][0]["white_moves"] == result.games[0].white_moves

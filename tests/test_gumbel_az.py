@@ -426,9 +426,34 @@ def test_agent_specs(tmp_path, monkeypatch):
     assert ggpzoo.baselines.available() == ["skirmish_v0"]
     env = load("skirmish_v0").raw_env()
     env.reset()
-    for text in ("baseline", "baseline:4"):
+    for text in ("baseline", "baseline:4", "baseline:0.05s"):
         agent = make_agent(text, "skirmish_v0", seed=0)
         assert agent.act(env) in env.legal_actions()
+    assert make_agent("baseline:0.05s", "skirmish_v0").seconds == 0.05
+
+
+def test_a_budget_in_seconds_sizes_the_search_to_the_time(tmp_path):
+    """``seconds``: the first move measures on 8 simulations, later moves run as many as the
+    measured time per simulation fits (more for a larger budget), always a legal move."""
+    from ggpzoo.agents.gumbel import _budget_size
+
+    path = save_model(AZNet("skirmish_endgame_v0", channels=4, blocks=1), str(tmp_path / "net"))
+    env = load("skirmish_endgame_v0").raw_env()
+    env.reset(seed=0)
+    quick = GumbelAZAgent("skirmish_endgame_v0", path, seconds=0.001, seed=0)
+    slow = GumbelAZAgent("skirmish_endgame_v0", path, seconds=1.0, seed=0)
+    assert (quick.name, slow.seconds, slow.simulations) == ("az:0.001s", 1.0, 0)
+    for _ in range(3):
+        for agent in (quick, slow):
+            assert agent(env.get_state()) in env.legal_actions()
+        env.step(int(env.legal_actions()[0]))
+    assert quick.last_search["simulations"] <= 8 < slow.last_search["simulations"]
+    assert [_budget_size(n) for n in (1, 7, 8, 9, 12, 16, 10**9)] == [1, 7, 8, 8, 11, 16, 9975792]
+    for bad in (0, -1, 1e9, float("nan"), True):
+        with pytest.raises(ValueError, match="seconds must be a number in"):
+            GumbelAZAgent("skirmish_endgame_v0", path, seconds=bad)
+    with pytest.raises(ValueError, match="simulations or as seconds, not both"):
+        GumbelAZAgent("skirmish_endgame_v0", path, simulations=4, seconds=1.0)
 
 
 def test_the_search_scale_comes_with_the_model(tmp_path):

@@ -10,8 +10,12 @@
 * [`SB3Agent`][ggpzoo.agents.sb3.SB3Agent] - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
 * [`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent] - a Gumbel AlphaZero network (`ggpzoo.training.az`), alone
   or with batched Gumbel search ([`ggpzoo.agents.gumbel`][ggpzoo.agents.gumbel]; ``train`` extra).
+* [`AlphaBetaAgent`][ggpzoo.agents.alphabeta.AlphaBetaAgent] - alpha-beta with iterative deepening, a
+  transposition table and an evaluation per game, in numba, by time or depth; GDL sheets
+  whose two roles take turns too ([`ggpzoo.agents.alphabeta`][ggpzoo.agents.alphabeta]).
 * [`make_agent()`][ggpzoo.agents.spec.make_agent] - any of them from a spec string: ``random``, ``greedy``,
-  ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``, ``baseline:32``, ``az:model.json``.
+  ``mcts:200``, ``mcts:0.5s``, ``sb3:model.zip``, ``baseline:32``, ``baseline:0.25s``,
+  ``az:model.json``, ``ab:0.25s``, ``ab:d4``.
 
 Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` says;
 ``agent.act(env)`` passes it the right one for ``env.agent_selection``::
@@ -23,6 +27,7 @@ Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` s
     env.step(agent(env.get_state()))        # or agent.act(env)
 """
 
+from ggpzoo.agents.alphabeta import AlphaBetaAgent
 from ggpzoo.agents.base import Agent
 from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 from ggpzoo.agents.gumbel import GumbelAZAgent
@@ -39,6 +44,7 @@ __all__ = [
     "GDLMCTSAgent",
     "SB3Agent",
     "GumbelAZAgent",
+    "AlphaBetaAgent",
     "make_agent",
     "AgentSpecError",
     "SPEC_HELP",

@@ -21,7 +21,9 @@ from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
 from ggpzoo.envs.state_check import checked_state
 
-__all__ = ["Agent", "seeded_rng"]
+__all__ = ["Agent", "seeded_rng", "MAX_SECONDS"]
+
+MAX_SECONDS = 3600.0  # the longest budget per move any agent takes (an hour; specs like ab:0.25s)
 
 
 def seeded_rng(seed) -> np.random.Generator:

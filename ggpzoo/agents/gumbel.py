@@ -45,12 +45,13 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ggpzoo.agents.base import _StateAgent, seeded_rng
+from ggpzoo.agents.base import MAX_SECONDS, _StateAgent, seeded_rng
 from ggpzoo.agents.mcts import MAX_SIMULATIONS  # a search's tree nodes in all (games x simulations), as MCTS's
 from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, feature_planes, observation, status, step
 from ggpzoo.engine.rng import next_random, stream
@@ -814,6 +815,16 @@ def protocol_state(spec, state, who: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(board, np.int8), np.array(aux, np.int32)
 
 
+def _budget_size(simulations: int) -> int:
+    """The largest of 1, 2, ..., 8, 10, 11, 13, 16, 19, 23, 27, 32, ... (about four sizes a doubling) not
+    above ``simulations``, and below MAX_SIMULATIONS."""
+    simulations = min(simulations, MAX_SIMULATIONS - 1)
+    k = int(4 * math.log2(max(simulations, 1)))
+    while k > 0 and round(2 ** (k / 4)) > simulations:
+        k -= 1
+    return max(1, round(2 ** (k / 4)))
+
+
 class GumbelAZAgent(_StateAgent):
     """A trained AlphaZero network (`ggpzoo.training.az`) playing its game, alone or with
     search; called with a state (``env.unwrapped.get_state()``).
@@ -831,6 +842,12 @@ class GumbelAZAgent(_StateAgent):
         max_considered: the search's Gumbel-Top-k.
         c_scale: sigma's scale; by default the one the model was trained with (its
             ``info["c_scale"]``), else mctx's 0.1.
+        seconds: a budget in wall-clock seconds per move instead of ``simulations``, in
+            (0, ``MAX_SECONDS``]: Gumbel search's sequential halving needs its budget
+            before it starts, so each move runs the number of simulations the time per
+            simulation measured on the moves before (the first move measures it on 8)
+            fits into ``seconds`` (rounded down to one of about four sizes a doubling,
+            each kept built).
 
     Needs torch (the ``train`` extra).
     """
@@ -843,18 +860,29 @@ class GumbelAZAgent(_StateAgent):
         seed: int | None = None,
         max_considered: int = 16,
         c_scale: float | None = None,
+        seconds: float | None = None,
     ):
         spec = two_role_spec(env_name)
         super().__init__(spec, seed)
         self.env_name = spec.name
         import torch
 
-        from ggpzoo.training.az.net import check_model_game, evaluator, load_model
+        from ggpzoo.training.az.net import check_model_game, load_model
 
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
             raise ValueError(f"simulations must be a non-negative integer, got {simulations!r}")
         if simulations >= MAX_SIMULATIONS:
             raise ValueError(f"simulations must be below MAX_SIMULATIONS = {MAX_SIMULATIONS:,}, got {simulations:,}")
+        if seconds is not None:
+            if simulations:
+                raise ValueError("give the search's budget as simulations or as seconds, not both")
+            if (
+                isinstance(seconds, (bool, np.bool_))
+                or not isinstance(seconds, (int, float, np.integer, np.floating))
+                or not 0 < seconds <= MAX_SECONDS
+            ):
+                raise ValueError(f"seconds must be a number in (0, {MAX_SECONDS:g}], got {seconds!r}")
+        self.seconds = None if seconds is None else float(seconds)
         if isinstance(model, (str, os.PathLike)):
             net = load_model(model, spec)
         else:
@@ -873,24 +901,60 @@ class GumbelAZAgent(_StateAgent):
         self.search = None
         if c_scale is None:
             c_scale = getattr(net, "info", {}).get("c_scale", C_SCALE)
-        if self.simulations:  # GumbelSearch checks c_scale
-            self.search = GumbelSearch(
-                spec,
+        self._search_args = (max_considered, c_scale, bool(net.config.get("features", 0)))
+        self._searches: dict[int, GumbelSearch] = {}  # by budget, for a budget in seconds
+        self._per_simulation: float | None = None  # seconds, measured
+        if self.simulations:
+            self.search = self._search_of(self.simulations)
+        elif self.seconds is not None:
+            self._search_of(8)  # checks the settings now
+        self.name = "az" if not self.simulations else f"az:{self.simulations}"
+        if self.seconds is not None:
+            self.name = f"az:{self.seconds:g}s"
+        self.last_search: dict = {}
+
+    def _search_of(self, simulations: int) -> GumbelSearch:
+        """The search with budget ``simulations`` (built once; GumbelSearch checks c_scale)."""
+        if simulations not in self._searches:
+            from ggpzoo.training.az.net import evaluator
+
+            max_considered, c_scale, features = self._search_args
+            self._searches[simulations] = GumbelSearch(
+                self.spec,
                 evaluator(self.net, self.device),
-                self.simulations,
+                simulations,
                 1,
                 max_considered,
                 seed=int(self.rng.integers(2**62)),
                 c_scale=c_scale,
-                features=bool(net.config.get("features", 0)),
+                features=features,
             )
-        self.name = "az" if not self.simulations else f"az:{self.simulations}"
-        self.last_search: dict = {}
+        return self._searches[simulations]
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        if seed is not None and self.search is not None:
-            self.search.rng = seeded_rng(seed)
+        if seed is not None:
+            for k, search in enumerate(self._searches.values()):  # the first as a lone search's
+                search.rng = seeded_rng(seed) if k == 0 else np.random.default_rng([seed, k])
+
+    def _timed_search(self, board: np.ndarray, aux: np.ndarray) -> SearchResult:
+        """One search sized to fit ``self.seconds`` (see ``seconds``)."""
+        start = time.perf_counter()
+        result = None
+        if self._per_simulation is None:  # measure on a small search first
+            result = self._search_of(8).run(board[None], aux[None])
+            self._per_simulation = (time.perf_counter() - start) / 9
+            self.last_search = {"simulations": 8}
+        left = self.seconds - (time.perf_counter() - start)
+        fit = int(left / self._per_simulation) - 1  # the root's evaluation is one more
+        if fit >= 1 or result is None:
+            sims = _budget_size(max(fit, 1))
+            t0 = time.perf_counter()
+            result = self._search_of(sims).run(board[None], aux[None])
+            measured = (time.perf_counter() - t0) / (sims + 1)
+            self._per_simulation = 0.7 * self._per_simulation + 0.3 * measured
+            self.last_search = {"simulations": sims}
+        return result
 
     def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
         return protocol_state(self.spec, state, type(self).__name__)
@@ -902,6 +966,10 @@ class GumbelAZAgent(_StateAgent):
             raise ValueError("no legal action: the game is over")
         if n < 0:
             raise status_error(self.spec, n)
+        if self.seconds is not None:
+            r = self._timed_search(board, aux)
+            self.last_search["value"] = float(r.root_values[0])
+            return int(r.actions[0])
         if self.search is not None:
             r = self.search.run(board[None], aux[None])
             self.last_search = {"value": float(r.root_values[0]), "simulations": self.simulations}

@@ -1,8 +1,11 @@
 """Agents from short spec strings, as the command line names them: ``random``, ``greedy``,
 ``mcts``, ``mcts:200`` (simulations), ``mcts:0.5s`` (seconds), ``sb3:PATH``, a ``PATH.zip``
 (pickle: trusted files only), a ``PATH.json`` policy of plain weights, ``baseline`` /
-``baseline:32`` (the game's shipped AlphaZero network, alone or with search) and
-``az:PATH.json`` / ``az:PATH.json:32`` (any trained one)."""
+``baseline:32`` (the game's shipped AlphaZero network, alone or with search),
+``baseline:0.25s`` (its search for that many seconds a move), ``az:PATH.json`` /
+``az:PATH.json:32`` (any trained one), and ``ab:0.25s`` / ``ab:d4`` (alpha-beta for that
+many seconds a move, or that many plies deep). Every budget in seconds is in
+(0, ``MAX_SECONDS``] (an hour)."""
 
 from __future__ import annotations
 
@@ -19,12 +22,14 @@ SPEC_HELP = (
     "| PATH.json (plain weights from ggpzoo.agents.weights.save_policy) "
     "| baseline | baseline:SIMULATIONS (the game's shipped AlphaZero network, alone or with Gumbel search) "
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az) "
+    "| baseline:SECONDSs (e.g. baseline:0.25s) | ab | ab:SECONDSs (e.g. ab:0.25s) | ab:dDEPTH (e.g. ab:d4; alpha-beta) "
     "| ggp:HOST:PORT (a player over the GGP protocol, e.g. python -m ggpzoo ggp-player)"
 )
 
 GDL_SPEC_HELP = (
     "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET) "
+    "| ab | ab:SECONDSs | ab:dDEPTH (alpha-beta, two roles taking turns) "
     "| ggp:HOST:PORT (a player over the GGP protocol)"
 )
 
@@ -72,7 +77,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
         from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 
         mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
-        if text != "random" and kind not in ("mcts", "az", "ggp"):
+        if text != "random" and kind not in ("mcts", "az", "ab", "ggp"):
             raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
     try:
         if text == "random":
@@ -84,19 +89,31 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
                 agent = mcts(env_name, seed=seed)
             elif re.fullmatch(r"\d+", arg) and int(arg) > 0:
                 agent = mcts(env_name, simulations=int(arg), seed=seed)
-            elif re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and float(arg[:-1]) > 0:
-                agent = mcts(env_name, seconds=float(arg[:-1]), seed=seed)
+            elif arg.endswith("s"):
+                agent = mcts(env_name, seconds=_seconds(arg, "mcts:0.5s"), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
         elif kind == "ggp":
             from ggpzoo.ggp.remote import GGPAgent
 
             agent = GGPAgent(arg, seed=seed)
+        elif kind == "ab":
+            from ggpzoo.agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
+
+            if not arg:
+                agent = AlphaBetaAgent(env_name, seed=seed)
+            elif arg.startswith("d"):
+                if not (re.fullmatch(r"d\d+", arg) and 1 <= int(arg[1:]) <= MAX_DEPTH):
+                    raise AgentSpecError(f"the alpha-beta depth is a number of plies in 1..{MAX_DEPTH} (ab:d4)")
+                agent = AlphaBetaAgent(env_name, depth=int(arg[1:]), seed=seed)
+            else:
+                agent = AlphaBetaAgent(env_name, seconds=_seconds(arg, "ab:0.25s"), seed=seed)
         elif kind == "baseline":
             from ggpzoo.baselines import available, baseline_path
             from ggpzoo.envs import spec as env_spec
 
-            simulations = _simulations(arg, "baseline:32")
+            seconds = _seconds(arg, "baseline:0.25s") if arg.endswith("s") else None
+            simulations = 0 if seconds else _simulations(arg, "baseline:32")
             s = env_spec(env_name)
             path = baseline_path(s.label)
             if path is None:
@@ -105,7 +122,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
                     f"no baseline network is shipped for {s.name} (shipped: {shipped}); train one with "
                     f"`{TRAIN_HINT.format(env=s.name, label=s.label)}` and play it as az:runs/az/{s.label}/model.json"
                 )
-            agent = _az_agent(path, env_name, simulations, seed)
+            agent = _az_agent(path, env_name, simulations, seed, seconds)
         elif kind == "az":
             path, simulations = arg, 0
             head, sep, tail = arg.rpartition(":")
@@ -135,6 +152,17 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     return agent
 
 
+def _seconds(arg: str, example: str) -> float:
+    """A budget in seconds a move from a spec (``0.25s``): in (0, MAX_SECONDS]."""
+    from ggpzoo.agents.base import MAX_SECONDS
+
+    if re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and 0 < float(arg[:-1]) <= MAX_SECONDS:
+        return float(arg[:-1])
+    raise AgentSpecError(
+        f"the budget in seconds is a positive number up to MAX_SECONDS = {MAX_SECONDS:g} followed by s ({example})"
+    )
+
+
 def _simulations(arg: str, example: str) -> int:
     """A search budget from a spec: 0 (the network alone) when empty."""
     if not arg:
@@ -148,13 +176,15 @@ def _simulations(arg: str, example: str) -> int:
     )
 
 
-def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
+def _az_agent(path: str, env_name, simulations: int, seed: int | None, seconds: float | None = None) -> Agent:
     """An AlphaZero network's agent, `GumbelAZAgent`, for any two-role game (``env_name`` a
     name, a spec or a loaded GDL game): a model of another game is refused before it is
     built (`ggpzoo.training.az.net.load_model()`)."""
     try:
         from ggpzoo.agents.gumbel import GumbelAZAgent
 
+        if seconds is not None:
+            return GumbelAZAgent(env_name, path, seconds=seconds, seed=seed)
         return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
     except ImportError as e:
         raise AgentSpecError(f"AlphaZero agents need torch (pip install ggpzoo[train]): {e}") from None

@@ -64,6 +64,10 @@ class GameRecord:
     seconds: float
     actions: list[int] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
+    white_seconds: float = 0.0  # the time white's agent took to choose its moves, in all
+    black_seconds: float = 0.0
+    white_moves: int = 0  # the actions each agent chose
+    black_moves: int = 0
 
 
 GDL_MAX_STEPS = 2000  # a GDL game (named or loaded) still running after this many joint moves is cut: a draw
@@ -109,11 +113,16 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         if hasattr(agent, "begin"):  # a remote GGP player (ggpzoo.ggp.remote): START
             agent.begin(env, seat)
     actions, moves = [], []
+    thinking = dict.fromkeys(seats, 0.0)
+    chosen = dict.fromkeys(seats, 0)
     start = time.perf_counter()
     while not env.is_game_over():
         mover = env.agent_selection
         agent = players[mover]
+        t0 = time.perf_counter()
         action = agent.act(env)
+        thinking[mover] += time.perf_counter() - t0
+        chosen[mover] += 1
         try:
             env.step(action)
         except ValueError as e:
@@ -141,6 +150,10 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         seconds=time.perf_counter() - start,
         actions=actions,
         moves=moves,
+        white_seconds=thinking[first],
+        black_seconds=thinking[second],
+        white_moves=chosen[first],
+        black_moves=chosen[second],
     )
 
 
@@ -244,10 +257,24 @@ class ArenaResult:
                 draws[j, i] += 1
         return wins, draws, losses, wins + draws + losses
 
+    def move_seconds(self) -> list[float]:
+        """Each agent's mean time per move over its games, in seconds (NaN for an agent
+        that chose no move)."""
+        index = {name: i for i, name in enumerate(self.agents)}
+        spent, moves = np.zeros(len(self.agents)), np.zeros(len(self.agents))
+        for g in self.games:
+            spent[index[g.white]] += g.white_seconds
+            moves[index[g.white]] += g.white_moves
+            spent[index[g.black]] += g.black_seconds
+            moves[index[g.black]] += g.black_moves
+        return [float(s / m) if m else float("nan") for s, m in zip(spent, moves, strict=True)]
+
     def standings(self) -> list[dict]:
         """One dict per agent, in the given order: games, wins, draws, losses, score, its
-        95% Wilson interval, Elo and the Elo's 95% margin (1.96 standard errors)."""
+        95% Wilson interval, Elo, the Elo's 95% margin (1.96 standard errors) and the mean
+        time per move in seconds (``seconds_per_move``)."""
         wins, draws, losses, games = self.matrix()
+        per_move = self.move_seconds()
         ratings, errors = elo_ratings(wins + 0.5 * draws, games, anchor=self.anchor)
         rows = []
         for i, name in enumerate(self.agents):
@@ -266,6 +293,7 @@ class ArenaResult:
                     "score_high": hi,
                     "elo": float(ratings[i]),
                     "elo_margin": float(1.96 * errors[i]),
+                    "seconds_per_move": per_move[i],
                 }
             )
         return rows
@@ -305,15 +333,15 @@ class ArenaResult:
             f"{self.env}: {len(self.agents)} agents, {self.games_per_pair} games per pair "
             f"(colours alternate), {len(self.games)} games, seed {self.seed}",
             "",
-            f"rank  {'agent':<{width}}    Elo   ±95%  games     W     D     L   score  95% CI",
+            f"rank  {'agent':<{width}}    Elo   ±95%  games     W     D     L   score  95% CI        ms/move",
         ]
         for rank, i in enumerate(order, 1):
             r = rows[i]
             margin = "anchor" if i == self.anchor else f"{r['elo_margin']:.0f}"
+            ci = f"[{100 * r['score_low']:.1f}, {100 * r['score_high']:.1f}]"
             lines.append(
                 f"{rank:>4}  {r['agent']:<{width}} {r['elo']:>+6.0f} {margin:>6} {r['games']:>6} {r['wins']:>5} "
-                f"{r['draws']:>5} {r['losses']:>5}  {100 * r['score']:5.1f}%  "
-                f"[{100 * r['score_low']:.1f}, {100 * r['score_high']:.1f}]"
+                f"{r['draws']:>5} {r['losses']:>5}  {100 * r['score']:5.1f}%  {ci:<13} {_ms(r['seconds_per_move']):>8}"
             )
         lines += ["", f"{'pair':<{2 * width + 4}}   W-D-L    score  95% CI (first agent's score)"]
         for p in self.pairs():
@@ -323,7 +351,10 @@ class ArenaResult:
                 f"{pair:<{2 * width + 4}} {wdl:>8}  {100 * p['score']:5.1f}%  "
                 f"[{100 * p['score_low']:.1f}, {100 * p['score_high']:.1f}]"
             )
-        lines += ["", f"Elo: {ELO_METHOD}; {self.agents[self.anchor]} = 0."]
+        lines += [
+            "",
+            f"Elo: {ELO_METHOD}; {self.agents[self.anchor]} = 0. ms/move: each agent's mean time to choose a move.",
+        ]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -345,12 +376,16 @@ class ArenaResult:
             json.dump(self.to_dict(), f, indent=1)
 
     def write_csv(self, path: str) -> None:
-        """One row per game: white, black, goals, white's score, length, truncated, seconds."""
+        """One row per game: white, black, goals, white's score, length, truncated, seconds,
+        and each agent's time in all choosing its moves and the moves it chose."""
         with open(path, "w", newline="") as f:
             out = csv.writer(f)
             out.writerow(
-                ["game", "white", "black", "white_goal", "black_goal", "white_score", "length", "truncated", "seconds"]
-            )
+                [
+                    "game", "white", "black", "white_goal", "black_goal", "white_score", "length", "truncated",
+                    "seconds", "white_seconds", "black_seconds", "white_moves", "black_moves",
+                ]
+            )  # fmt: skip
             for k, g in enumerate(self.games):
                 out.writerow(
                     [
@@ -363,8 +398,19 @@ class ArenaResult:
                         g.length,
                         int(g.truncated),
                         f"{g.seconds:.4f}",
+                        f"{g.white_seconds:.4f}",
+                        f"{g.black_seconds:.4f}",
+                        g.white_moves,
+                        g.black_moves,
                     ]
                 )
+
+
+def _ms(seconds: float) -> str:
+    """A time per move for the table, in milliseconds."""
+    if seconds != seconds:  # NaN: no move
+        return "-"
+    return f"{1000 * seconds:.1f}" if seconds < 10 else f"{1000 * seconds:.0f}"
 
 
 def round_robin(
