@@ -257,12 +257,17 @@ def test_train_command_on_a_gdl_sheet_saves_loads_and_resumes(tmp_path, capsys, 
 
     built = []  # every game trains on the one batched self-play env, MCTS opponents included
     make_games = selfplay.make_games
-    monkeypatch.setattr(selfplay, "make_games", lambda name, *a, **k: built.append(name) or make_games(name, *a, **k))
+
+    def recorded(name, *args, **kwargs):
+        built.append((name.name, kwargs["opponents"]))
+        return make_games(name, *args, **kwargs)
+
+    monkeypatch.setattr(selfplay, "make_games", recorded)
     args = ["train", "--gdl", "tictactoe", "--out", str(tmp_path), "--no-progress", "--eval-games", "20"]
     args += ["--final-eval-games", "20", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=64"]
     args += ["--set", 'opponents={"random": 1, "mcts:10": 1}', "--set", "snapshot_every=128"]
     assert main(args + ["--timesteps", "256"]) == 0
-    assert [s.name for s in built] == ["gdl:tictactoe"]
+    assert built[0] == ("gdl:tictactoe", ["random", "mcts:10"])  # training; then the evaluations
     run = tmp_path / "gdl_tictactoe"
     assert "gdl_tictactoe: 256 steps" in capsys.readouterr().out
     summary = json.loads((run / "summary.json").read_text())
