@@ -453,8 +453,14 @@ def checked_state(game, state, who: str) -> np.ndarray:
     frozenset of fluents, is converted; a ``(board, aux)`` pair of the game protocol is its
     board); ``who`` names the agent in the errors."""
     n = len(game.propnet().fluents)
-    if isinstance(state, tuple) and len(state) == 2 and isinstance(state[0], np.ndarray):
-        state = state[0]
+    if (
+        isinstance(state, tuple)
+        and len(state) == 2
+        and isinstance(state[0], np.ndarray)
+        and isinstance(state[1], np.ndarray)
+        and state[1].shape == (kernel.AUX_SIZE,)
+    ):
+        state = state[0]  # the protocol's (board, aux): the board is the state
     if isinstance(state, frozenset):
         return state_from_fluents(game, state)
     if not isinstance(state, np.ndarray):
