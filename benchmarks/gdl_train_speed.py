@@ -1,5 +1,5 @@
 """Learner steps per second of MaskablePPO on a GDL sheet against random play: the AEC path
-(SingleAgentEnv games in DummyVecEnv) against the batched path (GDLSelfPlayVecEnv), with
+(SingleAgentEnv games in DummyVecEnv) against the batched path (SelfPlayVecEnv), with
 train --gdl's recipe (16 games x 128 steps, batch 512, 4 epochs, MLP 128-128), and of the
 envs alone (random legal actions).
 
@@ -24,14 +24,15 @@ def main() -> None:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from ggpzoo import gdl
-    from ggpzoo.training.gdl_selfplay import GDLSelfPlayVecEnv
+    from ggpzoo.envs import spec
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
     from ggpzoo.training.single_agent import SingleAgentEnv
     from ggpzoo.training.train import make_model, recipe
 
     torch.set_num_threads(1)
-    g = gdl.load(gdl.game_path(a.sheet))
-    r = recipe(g)
+    name = f"gdl:{a.sheet}"
+    g = spec(name).game
+    r = recipe(name)
     n = r["n_envs"]
 
     def old():
@@ -40,9 +41,9 @@ def main() -> None:
         return venv
 
     def new():
-        return GDLSelfPlayVecEnv(g, n, seed=0, reward=r["reward"])
+        return SelfPlayVecEnv(name, n, seed=0, reward=r["reward"], opponents=["random"])
 
-    for label, make in (("AEC path (DummyVecEnv of SingleAgentEnv)", old), ("batched (GDLSelfPlayVecEnv)", new)):
+    for label, make in (("AEC path (DummyVecEnv of SingleAgentEnv)", old), ("batched (SelfPlayVecEnv)", new)):
         env = make()
         env.reset()
         rng = np.random.default_rng(0)

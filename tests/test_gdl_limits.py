@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 
+import numpy as np
 import pytest
 
 from ggpzoo import gdl
@@ -120,14 +121,30 @@ def test_arena_cuts_a_gdl_game_that_need_not_end():
 
 
 def test_training_games_of_a_gdl_sheet_are_capped():
+    """A sheet whose games never end: self-play training (SelfPlayVecEnv, as train builds it) cuts
+    each game after GDL_MAX_STEPS joint moves, truncated."""
+    from ggpzoo.gdl.spec import gdl_spec
     from ggpzoo.tools.arena import GDL_MAX_STEPS
-    from ggpzoo.training.train import gdl_vec_env
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
 
-    g = gdl.load(gdl.game_path("tictactoe"))
-    venv = gdl_vec_env(g, 2, ["random"], [1.0])
+    endless = (
+        "(role a) (role b) (init (control a)) (<= (legal ?r noop) (role ?r) (not (true (control ?r))))"
+        "(<= (legal ?r (m 1)) (true (control ?r))) (<= (legal ?r (m 2)) (true (control ?r)))"
+        "(<= (next (control b)) (true (control a))) (<= (next (control a)) (true (control b)))"
+        "(<= terminal (true (control a)) (true (control b))) (goal a 50) (goal b 50)"
+    )
+    venv = SelfPlayVecEnv(gdl_spec(gdl.load(endless, name="endless")), 2, seed=0)
     assert venv.games.max_steps == GDL_MAX_STEPS
-    venv = gdl_vec_env(g, 2, ["mcts:2"], [1.0])  # the AEC path, other opponents
-    assert venv.envs[0].aec_env.unwrapped.max_steps == GDL_MAX_STEPS
+    venv.reset()
+    done = np.zeros(2, bool)
+    for _ in range(GDL_MAX_STEPS):
+        _, _, dones, infos = venv.step(venv.action_masks().argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["TimeLimit.truncated"] and infos[i]["outcome"] == 0
+        done |= dones
+        if done.all():
+            break
+    assert done.all()
 
 
 # ----------------------------------------------------------------------------- goal values

@@ -211,6 +211,7 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="not a fluent of tictactoe"):
         state_from_fluents(g, ["(cell 4 4 x)"])
     assert term(g, "oplayer", agent(start, role="oplayer")) == "noop"  # a forced move needs no search
+    assert term(g, "oplayer", agent((start.astype(np.int8), np.zeros(3, np.int32)), role="oplayer")) == "noop"
     from ggpzoo.envs import load
 
     other = load("mad_bishops_v0").raw_env()

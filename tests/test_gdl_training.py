@@ -247,22 +247,32 @@ def test_maskable_ppo_learns_to_beat_random_at_tictactoe():
     assert after["ci95"][0] > 0.5 and after["wins"] > before["wins"] + 15, (before, after)
 
 
-def test_train_command_on_a_gdl_sheet_saves_loads_and_resumes(tmp_path, capsys):
+def test_train_command_on_a_gdl_sheet_saves_loads_and_resumes(tmp_path, capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
     from ggpzoo.agents.weights import load_policy
     from ggpzoo.tools.cli import main
+    from ggpzoo.training import selfplay
 
+    built = []  # every game trains on the one batched self-play env, MCTS opponents included
+    make_games = selfplay.make_games
+
+    def recorded(name, *args, **kwargs):
+        built.append((name.name, kwargs["opponents"]))
+        return make_games(name, *args, **kwargs)
+
+    monkeypatch.setattr(selfplay, "make_games", recorded)
     args = ["train", "--gdl", "tictactoe", "--out", str(tmp_path), "--no-progress", "--eval-games", "20"]
     args += ["--final-eval-games", "20", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=64"]
     args += ["--set", 'opponents={"random": 1, "mcts:10": 1}', "--set", "snapshot_every=128"]
     assert main(args + ["--timesteps", "256"]) == 0
+    assert built[0] == ("gdl:tictactoe", ["random", "mcts:10"])  # training; then the evaluations
     run = tmp_path / "gdl_tictactoe"
     assert "gdl_tictactoe: 256 steps" in capsys.readouterr().out
     summary = json.loads((run / "summary.json").read_text())
     assert summary["env"] == "gdl_tictactoe" and summary["timesteps"] == 256
-    assert [r["opponent"] for r in summary["final"]] == ["random"] and summary["final"][0]["games"] == 20
+    assert [r["opponent"] for r in summary["final"]] == ["random", "greedy"] and summary["final"][0]["games"] == 20
     assert sorted(p.name for p in run.glob("snapshot-*.zip")) == ["snapshot-128.zip", "snapshot-256.zip"]
     model = MaskablePPO.load(run / "model.zip", device="cpu")
     policy = load_policy(str(run / "policy.json"))
@@ -277,5 +287,8 @@ def test_train_command_on_a_gdl_sheet_saves_loads_and_resumes(tmp_path, capsys):
     assert json.loads((run / "summary.json").read_text())["timesteps"] == 384
     # what a GDL game cannot train with is refused before anything is written
     assert main(["train", "--gdl", "tictactoe", "--out", str(tmp_path / "x"), "--set", "policy=cell"]) == 1
-    assert "trains an MLP on its fluent vector" in capsys.readouterr().err
+    assert "policy 'cell' scores the cells of board planes" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+    assert main(["train", "--gdl", "tictactoe", "--out", str(tmp_path / "y"), "--set", "shaping=1"]) == 1
+    assert "gdl:tictactoe has no potential" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()

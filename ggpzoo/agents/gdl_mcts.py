@@ -450,8 +450,17 @@ def state_from_fluents(game, fluents) -> np.ndarray:
 
 def checked_state(game, state, who: str) -> np.ndarray:
     """``state`` as a checked copy of a compiled state of ``game`` (an exact-path state, a
-    frozenset of fluents, is converted); ``who`` names the agent in the errors."""
+    frozenset of fluents, is converted; a ``(board, aux)`` pair of the game protocol is its
+    board); ``who`` names the agent in the errors."""
     n = len(game.propnet().fluents)
+    if (
+        isinstance(state, tuple)
+        and len(state) == 2
+        and isinstance(state[0], np.ndarray)
+        and isinstance(state[1], np.ndarray)
+        and state[1].shape == (kernel.AUX_SIZE,)
+    ):
+        state = state[0]  # the protocol's (board, aux): the board is the state
     if isinstance(state, frozenset):
         return state_from_fluents(game, state)
     if not isinstance(state, np.ndarray):

@@ -28,6 +28,9 @@ from ggpzoo.gdl.game import Game, load
 __all__ = ["PREFIX", "gdl_spec", "gdl_game", "is_gdl_name", "sheet_path"]
 
 PREFIX = "gdl:"
+# What a sheet's training recipe changes in ggpzoo.training.train.DEFAULT_RECIPE: a smaller
+# MLP (on the fluent vector), fewer games with longer rollouts (small games, short episodes).
+SHEET_RECIPE = {"n_envs": 16, "n_steps": 128, "batch_size": 512, "net_arch": [128, 128]}
 _CACHE: dict[str, GameSpec] = {}
 
 
@@ -66,6 +69,7 @@ def _sheet_spec(name: str, game: Game, path: str) -> GameSpec:
         agents=tuple(game.roles),
         role_actions=counts,
         simultaneous=sum(c > 1 for c in counts) > 1,
+        recipe=SHEET_RECIPE,
         game=game,
         path=path,
     )

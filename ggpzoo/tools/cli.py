@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train MaskablePPO on the batched self-play env (needs the train extra)",
         description="Train a game with MaskablePPO on the batched self-play env, with the game's recipe "
-        "(ggpzoo.training.train); a GDL game (--gdl) through SingleAgentEnv games. Writes OUT/ENV/ (OUT/gdl_SHEET/): "
+        "(ggpzoo.training.train), a GDL game (--gdl) too. Writes OUT/ENV/ (OUT/gdl_SHEET/): "
         "eval.csv, checkpoints, model.zip, policy.json/.pt, summary.json.",
     )
     game = train.add_mutually_exclusive_group(required=True)
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SHEET",
         type=_gdl_sheet,
         help="the same as --env gdl:SHEET: a .kif path or a sheet shipped in ggpzoo/gdl/games (e.g. tictactoe); "
-        "it trains an MLP on the fluent vector through SingleAgentEnv games; opponents: random, mcts:N",
+        "it trains an MLP on the fluent vector",
     )
     train.add_argument(
         "--minutes",

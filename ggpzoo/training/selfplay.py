@@ -1,24 +1,21 @@
-"""Batched self-play envs for training at the engine's speed.
+"""Batched self-play envs for training at the engine's speed, for every game of two roles.
 
 [`ggpzoo.engine.selfplay.SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames] holds N games in arrays, the learner on
 one seat of each; this module puts it behind the two vector-env interfaces RL libraries use:
 
 * [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] - stable-baselines3's ``VecEnv``: ``MaskablePPO`` trains
-  on it
-  unchanged (``env_method("action_masks")`` returns the N masks from one call);
+  on it unchanged (``env_method("action_masks")`` returns the N masks from one call);
 * [`SelfPlayVectorEnv`][ggpzoo.training.selfplay.SelfPlayVectorEnv] - Gymnasium's ``VectorEnv`` (``autoreset_mode``
-  same-step:
-  ``infos["final_obs"]`` holds the ended episodes' last observations), with Dict
+  same-step: ``infos["final_obs"]`` holds the ended episodes' last observations), with Dict
   observations ``{"observation", "action_mask"}`` as every ggpzoo env;
 
 and gives the opponents that are not built in, each playing every game that waits for it
 in one call:
 
 * [`PolicySnapshot`][ggpzoo.training.selfplay.PolicySnapshot] - a frozen copy of an SB3 policy (the learner now), one
-  batched
-  forward pass;
+  batched forward pass;
 * [`AgentOpponents`][ggpzoo.training.selfplay.AgentOpponents] - a [`ggpzoo.agents`][ggpzoo.agents] agent
-(``"mcts:200"``), game by game.
+  (``"mcts:200"``), game by game.
 
 [`evaluate()`][ggpzoo.training.selfplay.evaluate] plays a policy against an opponent in batches and returns the win rate
 with its 95% Wilson interval.
@@ -29,6 +26,9 @@ with its 95% Wilson interval.
     model = MaskablePPO("MlpPolicy", env)
     env.add_snapshot(model)            # the learner's current weights join the pool
     model.learn(100_000)
+
+A GDL game trains the same way, ``SelfPlayVecEnv("gdl:tictactoe", num_envs=16)``: an MLP on its
+fluent vector (games cut after `ggpzoo.tools.arena.GDL_MAX_STEPS` joint moves by default).
 
 Rewards, observations and masks are those of
 [`ggpzoo.training.single_agent.SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] with the same options (the
@@ -43,7 +43,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from ggpzoo.engine.selfplay import SelfPlayGames
+from ggpzoo.engine.selfplay import BUILTIN_OPPONENTS, SelfPlayGames, check_seed
+from ggpzoo.envs import spec as _spec
+from ggpzoo.envs.gamespec import ROLE, GameSpec
+from ggpzoo.tools.arena import GDL_MAX_STEPS
 from ggpzoo.training.single_agent import _snapshot, policy_logits
 
 __all__ = [
@@ -109,42 +112,67 @@ def masked_choice(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generato
 class AgentOpponents:
     """A [`ggpzoo.agents`][ggpzoo.agents] agent that searches game states (``"greedy"``, ``"mcts:200"``) as
     an opponent: it picks a whole game action in each waiting game, one game after the
-    other. Built for env ``name`` from a spec string ([`ggpzoo.agents.make_agent()`][ggpzoo.agents.make_agent]) or
-    given as an agent whose ``takes`` is ``"state"``."""
+    other. Built for env ``name`` (a name or a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]) from a spec
+    string ([`ggpzoo.agents.make_agent()`][ggpzoo.agents.make_agent]) or given as an agent whose ``takes``
+    is ``"state"``. Where both roles of a GDL game choose at once, the agent is asked for its
+    role's move (``agent(state, role=...)``)."""
 
     takes = "state"
 
-    def __init__(self, agent, name: str, seed: int | None = None):
+    def __init__(self, agent, name, seed: int | None = None):
         from ggpzoo.agents import Agent, make_agent
 
+        sp = name if isinstance(name, GameSpec) else _spec(name)
         if isinstance(agent, str):
-            agent = make_agent(agent, name, seed=seed)
+            agent = make_agent(agent, _agent_env(name, sp), seed=seed)
         if not isinstance(agent, Agent) or agent.takes != "state":
             raise TypeError(f"AgentOpponents plays an agent that searches game states (mcts, greedy), got {agent!r}")
         self.agent = agent
         self.name = agent.name
+        self.roles = sp.agents
 
-    def act_states(self, boards: np.ndarray, auxs: np.ndarray) -> np.ndarray:
-        return np.array([self.agent((b, x)) for b, x in zip(boards, auxs, strict=False)], np.int64)
+    def act_states(self, boards: np.ndarray, auxs: np.ndarray, roles: np.ndarray) -> np.ndarray:
+        out = []
+        for b, x, r in zip(boards, auxs, roles, strict=True):
+            if x[ROLE] == r:
+                out.append(self.agent((b, x)))
+            else:  # both roles choose: this role's move
+                out.append(self.agent((b, x), role=self.roles[int(r)]))
+        return np.array(out, np.int64)
 
     def __repr__(self) -> str:
         return f"<AgentOpponents {self.name}>"
 
 
-def _opponent(o, name: str, seed: int | None):
+def _agent_env(name, sp: GameSpec):
+    """What `make_agent` takes for game ``name``: its name (a spec's, when it names the same spec),
+    else the spec."""
+    if isinstance(name, str):
+        return name
+    try:
+        return sp.name if _spec(sp.name) is sp else sp
+    except ValueError:
+        return sp
+
+
+def _opponent(o, name, seed: int | None):
     """A pool entry: built-in names pass as they are; other agent specs become `AgentOpponents`."""
-    if isinstance(o, str) and o not in ("random", "greedy"):
+    if isinstance(o, str) and o not in BUILTIN_OPPONENTS:
         return AgentOpponents(o, name, seed)
     return o
 
 
-def make_games(name: str, num_envs: int, *, opponents=("random",), seed: int | None = None, **kwargs) -> SelfPlayGames:
+def make_games(
+    name, num_envs: int, *, opponents=("random",), seed: int | None = None, max_steps=GDL_MAX_STEPS, **kwargs
+) -> SelfPlayGames:
     """[`SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames], with agent specs such as ``"mcts:200"``
-    accepted in ``opponents``."""
+    accepted in ``opponents``, and games cut after ``max_steps`` moves
+    (`ggpzoo.tools.arena.GDL_MAX_STEPS`, 2,000, by default: a GDL sheet's games need not end;
+    the hand-written games end well before)."""
     if isinstance(opponents, str) or hasattr(opponents, "takes"):
         opponents = [opponents]
     opponents = [_opponent(o, name, seed) for o in opponents]
-    return SelfPlayGames(name, num_envs, opponents=opponents, seed=seed, **kwargs)
+    return SelfPlayGames(name, num_envs, opponents=opponents, seed=seed, max_steps=max_steps, **kwargs)
 
 
 # ----------------------------------------------------------------------------- SB3
@@ -183,8 +211,8 @@ class _VecEnvMixin:
 class BatchedVecEnv:
     """What a stable-baselines3 ``VecEnv`` of N games held in one object shares: the class is
     made a ``VecEnv`` subclass when first built (so importing it needs no SB3), and the
-    attribute and method calls SB3 makes per env go to that one object. Subclasses:
-    [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv], `ggpzoo.training.gdl_selfplay.GDLSelfPlayVecEnv`."""
+    attribute and method calls SB3 makes per env go to that one object
+    ([`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv])."""
 
     _with_base: type | None = None  # this class with SB3's VecEnv as a base, made once
 
@@ -224,15 +252,18 @@ class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
     subclass when first built, so importing this module needs no SB3).
 
     Args:
-        name: a ggpzoo env name.
+        name: a ggpzoo env name, ``gdl:SHEET`` or a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]: any
+            game of two roles.
         num_envs: how many games (the batch).
         **kwargs: [`SelfPlayGames`][ggpzoo.engine.selfplay.SelfPlayGames]'s options: ``reward``,
             ``shaping``, ``decompose``, ``reach_planes``, ``opponents`` (also agent specs
-            such as ``"mcts:200"``), ``weights``, ``opening_plies``, ``seed``.
+            such as ``"mcts:200"``), ``weights``, ``opening_plies``, ``seed``, ``max_steps``
+            (default `ggpzoo.tools.arena.GDL_MAX_STEPS`, see `make_games()`).
 
     ``step`` returns SB3's ``(obs, rewards, dones, infos)``; a game that ended restarts at
     once, and its ``infos[i]`` holds ``terminal_observation``, ``goals``, ``learner`` (its
-    role), ``outcome`` (+1/0/-1) and ``opponent`` (the pool entry's name).
+    role), ``outcome`` (+1/0/-1), ``opponent`` (the pool entry's name) and
+    ``TimeLimit.truncated`` (cut by ``max_steps``).
     """
 
     def __init__(self, name: str, num_envs: int = 64, **kwargs):
@@ -247,10 +278,8 @@ class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
     def seed(self, seed: int | None = None):
         """SB3's ``seed``: used at the next ``reset``; a seed that is not None or an integer in
         0..2**63 - 1 is refused here, not at that reset."""
-        from ggpzoo.engine.batch import _seed
-
         if seed is not None:
-            _seed(seed)
+            check_seed(seed)
         return _sb3_base().seed(self, seed)
 
     def reset(self):
@@ -276,7 +305,7 @@ class SelfPlayVecEnv(_VecEnvMixin, BatchedVecEnv):
                 "learner": int(info["learner"][i]),
                 "outcome": int(info["outcome"][i]),
                 "opponent": _label(pool[o]) if o < len(pool) else "?",
-                "TimeLimit.truncated": False,
+                "TimeLimit.truncated": bool(info["truncated"][i]),
             }
         return obs, rewards, ended, infos
 
@@ -293,7 +322,8 @@ class SelfPlayVectorEnv(_VecEnvMixin, gym.vector.VectorEnv):
     (N, actions) int8}``; actions an integer array ``(N,)``. Autoreset mode ``SAME_STEP``: a
     game that ends restarts in the same step, its last observation in
     ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True) and its goals, the
-    learner's role and the outcome in ``infos["final_info"][i]``. Arguments as
+    learner's role and the outcome in ``infos["final_info"][i]``; a game cut by ``max_steps``
+    is ``truncated``, not ``terminated``. Arguments as
     [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv].
     """
 
@@ -312,7 +342,7 @@ class SelfPlayVectorEnv(_VecEnvMixin, gym.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self.games.seed(seed)
+            self.games.seed(seed)  # a bad seed: ValueError here, before anything changes
         obs, masks = self.games.reset()
         return {"observation": obs, "action_mask": masks}, {}
 
@@ -329,8 +359,11 @@ class SelfPlayVectorEnv(_VecEnvMixin, gym.vector.VectorEnv):
                 }
                 final_info[i] = {k: info[k][i] for k in ("goals", "learner", "outcome")}
             infos = {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info, "_final_info": ended}
-        truncated = np.zeros(self.num_envs, np.bool_)
-        return {"observation": obs, "action_mask": self.games.action_masks()}, rewards, ended, truncated, infos
+            truncated = info["truncated"]
+        else:
+            truncated = np.zeros(self.num_envs, np.bool_)
+        obs = {"observation": obs, "action_mask": self.games.action_masks()}
+        return obs, rewards, ended & ~truncated, truncated, infos
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -4,17 +4,16 @@ snapshots of the learner in the opponent pool, batched evaluations, checkpoints 
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs
     python -m ggpzoo train --env skirmish_v0 --minutes 30 --out runs --resume   # 30 minutes more
 
-or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. A two-role GDL game
-trains too (``python -m ggpzoo train --env gdl:tictactoe``, ``train("gdl:tictactoe")``): an MLP
-on its fluent vector through `GDLSelfPlayVecEnv` (batched,
-against random play) or [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] games (other
-opponents; [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env]), with [`GDL_RECIPE`][ggpzoo.training.train.GDL_RECIPE],
-in ``OUT/gdl_SHEET/``. What a run writes in ``OUT/ENV/``: ``eval.csv`` (every evaluation: training minutes and steps,
-the opponent, wins/draws/losses, the win rate and its 95% Wilson interval), ``checkpoint.zip`` and
-``checkpoint.json`` (the model, the optimizer and where the run stands; also the
-snapshots in the pool, ``snapshot-K.zip``), and at the end ``model.zip``, ``policy.json``
-and ``policy.pt`` (the same policy as plain weights, loading runs no pickle) and
-``summary.json``.
+or from Python, ``train("skirmish_v0", out="runs", minutes=30)``. Any two-role game trains
+the same way, on the same env ([`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv]): a GDL game too
+(``python -m ggpzoo train --env gdl:tictactoe``, ``train("gdl:tictactoe")``), an MLP on its
+fluent vector, in ``OUT/gdl_SHEET/``, its games cut after `ggpzoo.tools.arena.GDL_MAX_STEPS`
+joint moves. What a run writes in ``OUT/ENV/``: ``eval.csv`` (every evaluation: training
+minutes and steps, the opponent, wins/draws/losses, the win rate and its 95% Wilson
+interval), ``checkpoint.zip`` and ``checkpoint.json`` (the model, the optimizer and where
+the run stands; also the snapshots in the pool, ``snapshot-K.zip``), and at the end
+``model.zip``, ``policy.json`` and ``policy.pt`` (the same policy as plain weights, loading
+runs no pickle) and ``summary.json``.
 
 The recipe of a game is [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] updated by its spec's ``recipe``
 ([`ggpzoo.envs.gamespec.GameSpec`][ggpzoo.envs.gamespec.GameSpec]); any key can be overridden.
@@ -37,9 +36,10 @@ import time
 from pathlib import Path
 
 from ggpzoo.envs import spec as _spec
+from ggpzoo.envs.gamespec import GameSpec
 from ggpzoo.tools.arena import GDL_MAX_STEPS  # a GDL game's joint moves before it is cut (a draw)
 
-__all__ = ["DEFAULT_RECIPE", "GDL_RECIPE", "gdl_vec_env", "recipe", "make_model", "run_name", "train", "view_of"]
+__all__ = ["DEFAULT_RECIPE", "recipe", "make_env", "make_model", "run_name", "train", "view_of"]
 
 DEFAULT_RECIPE: dict = {
     # what the learner sees and is paid (see ggpzoo.engine.selfplay.SelfPlayGames)
@@ -70,53 +70,30 @@ DEFAULT_RECIPE: dict = {
 }
 """The recipe every game starts from; a game's spec overrides some keys."""
 
-GDL_RECIPE: dict = {
-    # a GDL game trains on GDLSelfPlayVecEnv (batched) against random play and snapshots, or on
-    # SingleAgentEnv games in SB3's DummyVecEnv (the AEC path) with other opponents (mcts:N):
-    # no greedy opponent, no opening moves, an MLP over the fluent vector
-    "opponents": {"random": 1.0},
-    "opening_plies": 0,
-    "n_envs": 16,
-    "n_steps": 128,
-    "batch_size": 512,
-    "net_arch": [128, 128],
-}
-"""What a GDL game's recipe changes in [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE] (see
-[`recipe()`][ggpzoo.training.train.recipe])."""
-
 VIEW_KEYS = ("reward", "shaping", "decompose", "reach_planes")
 
 
-def _gdl(name):
-    """The GDL game ``name`` names (``gdl:SHEET``, or a loaded `ggpzoo.gdl.Game`), or
-    None for a hand-written game."""
-    from ggpzoo.gdl.spec import gdl_game
-
-    return gdl_game(name)
-
-
-def _is_gdl(name) -> bool:
-    return _gdl(name) is not None
+def _game(name):
+    """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of ``name`` (an env name, ``gdl:SHEET``, or a spec)."""
+    return name if isinstance(name, GameSpec) else _spec(name)
 
 
 def run_name(name) -> str:
-    """The folder name of a run: the env name, or ``gdl_SHEET`` for a GDL game."""
-    game = _gdl(name)
-    return f"gdl_{game.name}" if game is not None else name
+    """The folder name of a run: the env name, ``gdl_SHEET`` for a GDL game (the spec's ``label``)."""
+    return _game(name).label
 
 
 def recipe(name, **overrides) -> dict:
-    """Game ``name``'s training recipe: [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE], its spec's ``recipe``
-    (for a GDL game, a [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]: [`GDL_RECIPE`][ggpzoo.training.train.GDL_RECIPE]), then
-    ``overrides`` (unknown keys
-    raise ValueError)."""
+    """Game ``name``'s training recipe: [`DEFAULT_RECIPE`][ggpzoo.training.train.DEFAULT_RECIPE], its spec's ``recipe``,
+    then ``overrides`` (unknown keys raise ValueError); a ValueError too for what the game
+    cannot train with (more than two roles; shaping, decomposition or reach planes it does
+    not have; ``policy="cell"`` without board planes)."""
+    sp = _game(name)
     r = {
         k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
         for k, v in DEFAULT_RECIPE.items()
     }
-    game = _gdl(name)
-    gdl = game is not None
-    for source in (GDL_RECIPE if gdl else dict(_spec(name).recipe), overrides):
+    for source in (dict(sp.recipe), overrides):
         unknown = set(source) - set(DEFAULT_RECIPE)
         if unknown:
             raise ValueError(f"unknown recipe keys {sorted(unknown)}; known: {', '.join(DEFAULT_RECIPE)}")
@@ -124,29 +101,27 @@ def recipe(name, **overrides) -> dict:
     if r["policy"] not in ("mlp", "cell"):
         raise ValueError(f"policy must be 'mlp' or 'cell', got {r['policy']!r}")
     _check_numbers(r)
-    if gdl:
-        if len(game.roles) != 2:
-            raise ValueError(f"training needs a two-player game; {game.name} has roles {', '.join(game.roles)}")
-        wrong = [
-            f"{k}={r[k]!r}"
-            for k, ok in (
-                ("policy", "mlp"),
-                ("decompose", False),
-                ("reach_planes", False),
-                ("shaping", 0.0),
-                ("opening_plies", 0),
-            )
-            if r[k] != ok
-        ]
-        if wrong:
+    if sp.num_roles != 2:
+        raise ValueError(f"training needs a two-player game; {sp.name} has roles {', '.join(sp.agents)}")
+    lacks = [
+        f"{k}={r[k]!r} ({sp.name} has no {what})"
+        for k, what, has in (
+            ("shaping", "potential", sp.potential is not None),
+            ("decompose", "turn decomposition", sp.decomposition is not None),
+            ("reach_planes", "reach planes", sp.reach_planes is not None),
+        )
+        if r[k] and not has
+    ]
+    if lacks:
+        raise ValueError(f"the recipe asks for what the game lacks: {'; '.join(lacks)}")
+    if r["policy"] == "cell":
+        if len(sp.obs_shape) != 3:
             raise ValueError(
-                f"a GDL game trains an MLP on its fluent vector, without decompose, reach_planes, shaping or "
-                f"opening moves; got {', '.join(wrong)}"
+                f"policy 'cell' scores the cells of board planes: {sp.name}'s observation is a vector "
+                f"{sp.obs_shape}; train an MLP (policy=mlp)"
             )
-        return r
-    sp = _spec(name)
-    if r["policy"] == "cell" and not r["decompose"] and sp.num_actions != sp.num_cells**2:
-        raise ValueError("policy 'cell' scores cells or from/to pairs of cells: this game needs decompose=True")
+        if not r["decompose"] and sp.num_actions != sp.num_cells**2:
+            raise ValueError("policy 'cell' scores cells or from/to pairs of cells: this game needs decompose=True")
     return r
 
 
@@ -205,79 +180,21 @@ def view_of(r: dict) -> dict:
 
 
 def make_env(name, r: dict, seed: int):
-    """The [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] of recipe ``r`` (a
-    [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env]
-    for a GDL game)."""
+    """The [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] of recipe ``r`` (games cut after
+    `ggpzoo.tools.arena.GDL_MAX_STEPS` moves: a GDL sheet's games need not end)."""
     from ggpzoo.training.selfplay import SelfPlayVecEnv
 
     opponents = list(r["opponents"])
-    if _is_gdl(name):
-        return gdl_vec_env(
-            _gdl(name),
-            r["n_envs"],
-            opponents,
-            [r["opponents"][o] for o in opponents],
-            seed=seed,
-            reward=r["reward"],
-            max_snapshots=r["snapshots"],
-        )
     return SelfPlayVecEnv(
-        name,
+        _game(name),
         num_envs=r["n_envs"],
         opponents=opponents,
         weights=[r["opponents"][o] for o in opponents],
         opening_plies=r["opening_plies"],
         seed=seed,
+        max_steps=GDL_MAX_STEPS,
         **view_of(r),
     )
-
-
-def gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, reward: str | None = None, max_snapshots=4):
-    """``num_envs`` games of the GDL game ``game`` against a pool of ``opponents`` (agent specs:
-    ``random``, ``mcts:N``) drawn with ``weights``: where every opponent is ``random``, a
-    `GDLSelfPlayVecEnv` (the games and random play
-    batched in numba, snapshots played in batches), else
-    [`SingleAgentEnv`][ggpzoo.training.single_agent.SingleAgentEnv] games in SB3's ``DummyVecEnv``
-    (the AEC path, in Python); the same observations, masks and rewards either way; ``add_snapshot(model, weight,
-    max_snapshots)`` puts a frozen copy of a learner in every game's pool, as
-    [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] does (the oldest snapshot beyond
-    ``max_snapshots`` goes)."""
-    import functools
-
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from ggpzoo.training.single_agent import OpponentPool, PolicyOpponent, SingleAgentEnv
-
-    if all(o == "random" for o in opponents):  # the batched path: games and random play in numba
-        from ggpzoo.training.gdl_selfplay import GDLSelfPlayVecEnv
-
-        return GDLSelfPlayVecEnv(
-            game,
-            num_envs,
-            opponents=list(opponents),
-            weights=list(weights),
-            seed=seed,
-            reward=reward,
-            max_steps=GDL_MAX_STEPS,
-        )
-
-    keep = len(opponents)
-
-    def one(i: int) -> SingleAgentEnv:
-        pool = OpponentPool(list(opponents), weights=list(weights), max_size=keep + max_snapshots)
-        return SingleAgentEnv(game, opponent=pool, reward=reward, env_kwargs={"max_steps": GDL_MAX_STEPS})
-
-    class _GDLVecEnv(DummyVecEnv):
-        def add_snapshot(self, model, weight: float = 1.0, max_snapshots: int | None = None) -> None:
-            snapshot = PolicyOpponent(model, copy_model=True)  # one frozen copy, played by every game
-            for env in self.envs:
-                if max_snapshots is not None:
-                    env.opponent.max_size = keep + max_snapshots
-                env.add_opponent(snapshot, weight)
-
-    venv = _GDLVecEnv([functools.partial(one, i) for i in range(num_envs)])
-    venv.seed(seed)
-    return venv
 
 
 def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
@@ -335,11 +252,9 @@ def train(
     comes first; both count this run, so a resumed run trains that much more; see the module
     docstring for what the minutes count), evaluating every ``eval_every`` minutes against ``eval_opponents``
     (``eval_games`` games each, batched, the policy's most likely actions) and at the end
-    (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play, random play
-    alone for a GDL game). ``name`` is an env name: ``gdl:SHEET`` (or a loaded
-    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]) for a two-player GDL game, whose run is ``OUT/gdl_SHEET``
-    (games through [`gdl_vec_env()`][ggpzoo.training.train.gdl_vec_env], evaluations through
-    [`ggpzoo.training.single_agent.evaluate()`][ggpzoo.training.single_agent.evaluate]). ``resume`` goes on from
+    (``final_eval_games``; ``eval_opponents`` defaults to random and greedy play). ``name`` is
+    an env name, ``gdl:SHEET`` for a two-player GDL game (whose run is ``OUT/gdl_SHEET``), or a
+    [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]. ``resume`` goes on from
     ``OUT/NAME/checkpoint.zip``: the clock, the steps, the optimizer and the snapshot pool
     carry on; without it, a folder ``OUT/NAME`` that holds a run already raises
     FileExistsError (nothing is overwritten). ``log`` gets each line of progress (default:
@@ -357,14 +272,12 @@ def train(
 
     from ggpzoo.agents.weights import save_policy
     from ggpzoo.tools._progress import Progress
-    from ggpzoo.training import selfplay, single_agent
+    from ggpzoo.training import selfplay
 
-    gdl = _is_gdl(name)
-    if gdl:
-        name = _gdl(name)  # the loaded game, read once
+    name = _game(name)  # read once (a GDL sheet: loaded here)
     tag_name = run_name(name)
     if eval_opponents is None:
-        eval_opponents = ("random",) if gdl else ("random", "greedy")
+        eval_opponents = ("random", "greedy")
     r = recipe(name, **overrides)  # a bad recipe fails before anything is written
     max_threads = os.cpu_count() or 1
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= max_threads:
@@ -408,18 +321,7 @@ def train(
         rows = []
         for opp in eval_opponents:
             eval_seed = seed + 10**6 + model.num_timesteps
-            if gdl:
-                res = single_agent.evaluate(
-                    model,
-                    name,
-                    opp,
-                    games,
-                    seed=eval_seed,
-                    reward=view["reward"],
-                    env_kwargs={"max_steps": GDL_MAX_STEPS},
-                )
-            else:
-                res = selfplay.evaluate(model, name, opp, games, seed=eval_seed, **view)
+            res = selfplay.evaluate(model, name, opp, games, seed=eval_seed, **view)
             row = {
                 "minutes": round(trained / 60, 2),
                 "timesteps": model.num_timesteps,
@@ -536,3 +438,36 @@ def train(
     }
     (folder / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def __getattr__(name):
+    if name in ("GDL_RECIPE", "gdl_vec_env"):  # the GDL twin of the self-play env (0.6)
+        import warnings
+
+        warnings.warn(
+            f"ggpzoo.training.train.{name} is deprecated: every two-role game trains on "
+            "ggpzoo.training.selfplay.SelfPlayVecEnv with its spec's recipe (recipe('gdl:SHEET'), make_env)",
+            DeprecationWarning,
+            2,
+        )
+        return _GDL_RECIPE if name == "GDL_RECIPE" else _gdl_vec_env
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_GDL_RECIPE = {"n_envs": 16, "n_steps": 128, "batch_size": 512, "net_arch": [128, 128]}
+
+
+def _gdl_vec_env(game, num_envs: int, opponents, weights, *, seed: int = 0, reward: str | None = None, max_snapshots=4):
+    """The 0.6 ``gdl_vec_env``: a [`SelfPlayVecEnv`][ggpzoo.training.selfplay.SelfPlayVecEnv] of ``game``
+    (``gdl:SHEET`` or a spec)."""
+    from ggpzoo.training.selfplay import SelfPlayVecEnv
+
+    return SelfPlayVecEnv(
+        _game(game),
+        num_envs,
+        opponents=list(opponents),
+        weights=list(weights),
+        seed=seed,
+        reward="winloss" if reward is None else reward,
+        max_steps=GDL_MAX_STEPS,
+    )
