@@ -6,7 +6,8 @@ A sheet's network (`ggpzoo.gdl.propnet.Propnet`) is two plain ``int32`` arrays:
   of scalars and of the place of each table ([`TABLES`][ggpzoo.envs.propnet.kernel.TABLES] names them), then the tables;
 * ``W``, one game's **work area** (``net.work()``): the network's values at that game's
   state and, for a propagating network, its rule and atom counters, its list of true legal
-  atoms and its propagation scratch.
+  atoms, the does atoms it holds (a network that keeps the last joint move's does atoms on
+  between moves, ``net.hold_does``) and its propagation scratch.
 
 Every function below takes ``(T, W, state)`` (``state``: ``uint8`` over ``net.fluents``),
 so every sheet runs the same machine code, compiled once and cached; many games of one
