@@ -140,7 +140,10 @@ class Propnet:
     """The network of a game (see the module docstring).
 
     ``live``: read legal moves from the live list (True) or by scanning (False); None (the
-    default) chooses by the number of legal atoms (`LIVE_MIN_LEGAL`)."""
+    default) chooses by the number of legal atoms (`LIVE_MIN_LEGAL`). ``hold_does``: keep
+    the last joint move's does atoms on between moves (True) or not (False); None (the
+    default) chooses by the rules that make an atom an OR of does atoms
+    (`HOLD_MIN_DOES_OR`). Either way the answers are the same."""
 
     def __init__(self, game, live: bool | None = None, hold_does: bool | None = None):
         t0 = time.perf_counter()
