@@ -831,6 +831,7 @@ class Program:
         self._relaxed = {rel: [_Compiled(r, self.dynamic, True) for r in rs] for rel, rs in by_head.items()}
         self.static = {}
         self._sample: dict = {}  # relation -> its facts for estimate()
+        self._estimates: dict = {}  # (relation, constants, known paths) -> estimate()
         if not (isinstance(static_time_limit, (int, float)) and 0 < static_time_limit < float("inf")):
             raise ValueError(
                 f"static_time_limit must be a positive finite number of seconds, got {static_time_limit!r}"
@@ -868,30 +869,35 @@ class Program:
 
     def estimate(self, lit, bound) -> float:
         """Expected matches of positive literal ``lit`` with the variables ``bound`` known,
-        without grounding: a static relation from its facts, ``true`` from the ``init``
-        facts (a sample state), ``does`` one (one move per role), any other relation
-        `DERIVED_GUESS` facts, a tenth as many per argument known."""
+        without grounding: a static relation from its facts, ``true`` from the ``base``
+        facts (every fluent) or else the ``init`` facts (a sample state), ``does`` one (one
+        move per role), any other relation `DERIVED_GUESS` facts, a tenth as many per
+        argument known."""
         rel = relation(lit)
         if rel == DOES:
             return 1.0
-        paths = tuple(p for p, x in _leaves(lit) if p and (not is_var(x) or x in bound))
+        leaves = [(p, x) for p, x in _leaves(lit) if p]
+        consts = tuple((p, x) for p, x in leaves if not is_var(x))
+        known = tuple(sorted({p for p, x in leaves if is_var(x) and x in bound}))
         if rel != TRUE and rel in self.dynamic:
-            return DERIVED_GUESS / 10.0 ** len(paths)
-        facts = self._sample.get(rel)
-        if facts is None:
-            facts = self._sample[rel] = _Rel()
-            if rel == TRUE:
-                for a in self.static_facts(("init", 1)):
-                    facts.add(("true", a[1]))
-            else:
-                for a in self.static_facts(rel):
-                    facts.add(a)
-        n = len(facts.items)
-        if n == 0:
-            return 0.0
-        if not paths:
-            return float(n)
-        return n / max(1, len(facts.index(paths)))
+            return DERIVED_GUESS / 10.0 ** (len(consts) + len(known))
+        key = (rel, consts, known)
+        got = self._estimates.get(key)
+        if got is None:
+            facts = self._sample.get(rel)
+            if facts is None:
+                facts = self._sample[rel] = _Rel()
+                # true: the base facts (every fluent), else the init facts (a sample state)
+                sample = self.static_facts(("base", 1)) or self.static_facts(("init", 1))
+                for a in sample if rel == TRUE else self.static_facts(rel):
+                    facts.add(("true", a[1]) if rel == TRUE else a)
+            cands = (
+                facts.index(tuple(p for p, _ in consts)).get(tuple(x for _, x in consts), ()) if consts else facts.items
+            )
+            # the facts with these constants, over the values the known variables can take
+            values = {tuple(_get(a, p) for p in known) for a in cands}
+            got = self._estimates[key] = len(cands) / max(1, len(values))
+        return got
 
     # ------------------------------------------------------------------ evaluation
     def components_for(self, targets) -> list[int]:
