@@ -229,3 +229,19 @@ def _lockstep(game, ref: Reference, seed: int, games: int, backends=("exact", "c
 @given(text=sheets(), seed=st.integers(0, 2**16))
 def test_random_sheets_read_the_same_on_both_paths_and_the_reference(text, seed):
     _lockstep(gdl.load(text), Reference(text, ORDER), seed=seed, games=2)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(text=sheets(), seed=st.integers(0, 2**16))
+def test_random_sheets_read_the_same_with_every_network_optimisation_forced(text, seed):
+    """The same with shared literals factored out of any two rules and the does atoms held
+    between moves (both off by their bounds on such small sheets)."""
+    from unittest import mock
+
+    from ggpzoo.gdl import propnet
+
+    with mock.patch.object(propnet, "FACTOR_MIN_RULES", 2), mock.patch.object(propnet, "HOLD_MIN_DOES_OR", 0):
+        game = gdl.load(text)
+        net = game.propnet()
+        assert net.hold_does == net.incremental
+        _lockstep(game, Reference(text, ORDER), seed=seed, games=2, backends=("compiled",))

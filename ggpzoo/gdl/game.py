@@ -205,10 +205,6 @@ class Game:
                     )
                 self._grounding_failed = (self.ground_time_limit, e)
                 raise e from None
-            # the exact path's joins, ordered by the relation sizes of the relaxed model
-            for crs in self.program._exact.values():
-                for cr in crs:
-                    cr.reorder(self._grounding.estimate)
             self._cache.clear()
         return self._grounding
 

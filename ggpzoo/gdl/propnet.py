@@ -36,7 +36,51 @@ __all__ = ["CompiledMachine", "Propnet", "random_playouts"]
 GUARD_MIN_SHARED = 4
 
 
-# ----------------------------------------------------------------------------- building
+# Rules of an atom that share a literal are factored when at least this many do:
+# ``h <= l, r_i`` (for each of them) becomes ``h <= l, x`` and ``x <= r_i`` (a new atom ``x``), so
+# a change of ``l`` reaches one rule instead of every one. (The corpus's Skirmish:
+# ``(not (true (control ?opponent)))`` in 64 of the 128 rules of each capture-count atom
+# reached 275 rules at every change of turn.)
+FACTOR_MIN_RULES = 32
+
+
+def _factor(rules_of: dict, deps: dict, derived: list, ids: dict) -> int:
+    """Factor shared literals out of the rules of each atom (see `FACTOR_MIN_RULES`), in
+    place: the most shared literal first, with every literal its rules all share; new atoms
+    get ids after the others (``ids`` and ``derived`` grow, ``deps`` gets theirs) and are
+    factored in turn. The atoms' values are unchanged, since ``OR_i (C AND r_i) OR rest =
+    (C AND OR_i r_i) OR rest``. Returns the number of new atoms."""
+    n = 0
+    todo = list(rules_of)
+    while todo:
+        h = todo.pop()
+        while True:
+            rs = rules_of[h]
+            if len(rs) < FACTOR_MIN_RULES:
+                break
+            count: dict = {}
+            for ll in rs:
+                for lit in ll:
+                    count[lit] = count.get(lit, 0) + 1
+            best = min(count, key=lambda lit: (-count[lit], lit), default=None)
+            if best is None or count[best] < FACTOR_MIN_RULES:
+                break
+            group = [ll for ll in rs if best in ll]
+            rest = [ll for ll in rs if best not in ll]
+            common = set(group[0]).intersection(*group[1:])
+            x = len(ids)
+            ids[("factor", x)] = x
+            derived.append(x)
+            rules_of[x] = [[lit for lit in ll if lit not in common] for ll in group]
+            rules_of[h] = rest + [sorted(common) + [x * 2]]
+            d = deps.get(h, set())
+            deps[x] = set(d)  # a superset of x's own: only the order of evaluation reads it
+            deps[h] = d | {x}
+            todo.append(x)
+            n += 1
+    return n
+
+
 class _Phase:
     """The flat arrays of one evaluation phase."""
 
@@ -82,14 +126,26 @@ class _Phase:
 # (310) 0.87, mad_bishops (1,142) 0.88, skirmish (2,730) 1.23, skirmish_endgame (2,730) 1.30.
 LIVE_MIN_LEGAL = 2048
 
+# A propagating network keeps the does atoms of the last joint move on between moves (see
+# `ggpzoo.envs.propnet.kernel`) when at least this many of its rules make an atom the OR
+# of does atoms (an atom true under most moves, like the corpus Skirmish's "no move touches
+# this cell": 222,208 such rules, which flipped 62 atoms on and off at every move).
+# Measured, random playouts on one core, the same network held/released: the corpus's
+# Skirmish 1.41, the shipped skirmish 1.03, mad_bishops 1.01, breakthrough 1.01 (616 such
+# rules), connect four 0.98 and tic-tac-toe 1.05 (none).
+HOLD_MIN_DOES_OR = 1000
+
 
 class Propnet:
     """The network of a game (see the module docstring).
 
     ``live``: read legal moves from the live list (True) or by scanning (False); None (the
-    default) chooses by the number of legal atoms (`LIVE_MIN_LEGAL`)."""
+    default) chooses by the number of legal atoms (`LIVE_MIN_LEGAL`). ``hold_does``: keep
+    the last joint move's does atoms on between moves (True) or not (False); None (the
+    default) chooses by the rules that make an atom an OR of does atoms
+    (`HOLD_MIN_DOES_OR`). Either way the answers are the same."""
 
-    def __init__(self, game, live: bool | None = None):
+    def __init__(self, game, live: bool | None = None, hold_does: bool | None = None):
         t0 = time.perf_counter()
         g = game.grounding()
         self.game = game
@@ -146,14 +202,6 @@ class Propnet:
                 for q in neg:
                     if q in heads:
                         d.add(ids[q])
-        self.n_atoms = len(ids)
-        self.atom_names = [None] * len(ids)  # relation name of each atom (for statistics)
-        for a, i in ids.items():
-            self.atom_names[i] = (
-                a[0]
-                if type(a) is tuple and a[0] not in ("true", "does")
-                else (a[0] + ":" + (a[1][0] if type(a[1]) is tuple else a[1]) if type(a) is tuple else a)
-            )
         # Guards: literals common to every rule of a legal atom that no rule reads. They are
         # checked when the legal moves are read instead of being propagated (in a turn-taking
         # game, (true (control ?r)) is in every legal rule and flips at every move).
@@ -178,12 +226,28 @@ class Propnet:
             if common:
                 guards[hid] = sorted(common)
                 rules_of[hid] = [[l for l in ll if l not in common] for ll in rules_of[hid]]
+        derived = [ids[h] for h in heads]
+        self.n_factored = _factor(rules_of, deps, derived, ids)
+        self.ids = ids  # ground atom -> its id (("factor", id) for an atom factoring made)
+        self.n_atoms = len(ids)
+        self.atom_names = [None] * len(ids)  # relation name of each atom (for statistics)
+        for a, i in ids.items():
+            self.atom_names[i] = (
+                a[0]
+                if type(a) is tuple and a[0] not in ("true", "does")
+                else (a[0] + ":" + (a[1][0] if type(a[1]) is tuple else a[1]) if type(a) is tuple else a)
+            )
+        does_set = {ids[d] for d in does_keys}
+        # rules of the atoms that are an OR of does atoms (see HOLD_MIN_DOES_OR)
+        self.n_does_or = sum(
+            len(rs)
+            for rs in rules_of.values()
+            if all(len(ll) == 1 and not ll[0] & 1 and (ll[0] >> 1) in does_set for ll in rs)
+        )
         self.n_rules = n_rules
         self.n_literals = sum(len(l) for ls in rules_of.values() for l in ls)
-        derived = [ids[h] for h in heads]
         comps = _sccs(derived, deps)  # dependencies first
         # which derived atoms depend (transitively) on does
-        does_set = {ids[d] for d in does_keys}
         by_does = set()
         for comp in comps:
             if any(
@@ -318,6 +382,9 @@ class Propnet:
             fs[1:] = np.cumsum([len(f) for f in fan])
             self.fan_start = fs
             self.fan_rule = np.array([r * 2 + n for f in fan for r, n in f], np.int32)
+        if hold_does is None:
+            hold_does = self.n_does_or >= HOLD_MIN_DOES_OR
+        self.hold_does = bool(hold_does) and self.incremental
         if live is None:
             live = len(self.legal_atom) >= LIVE_MIN_LEGAL
         self.set_live(live)
@@ -375,6 +442,7 @@ class Propnet:
                     K.W_LIVE: 2 + 2 * nl,
                     K.W_SAT: len(self.rule_head),
                     K.W_CNT: na,
+                    K.W_HELD: len(self.roles) if self.hold_does else 0,
                     K.W_DIFF: nf,
                     K.W_STACK: 4 * na + 64,
                 }
@@ -417,6 +485,8 @@ class Propnet:
             "seconds": round(self.seconds, 2),
             "incremental": self.incremental,
             "live_legal": self.use_live,
+            "hold_does": self.hold_does,
+            "factored": self.n_factored,
         }
 
 
