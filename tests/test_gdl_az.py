@@ -344,7 +344,7 @@ def test_az_agent_refusals(tmp_path):
     with pytest.raises(AgentSpecError, match="az:runs/az/gdl_tictactoe/model.json"):
         make_agent("az:model.pt", "gdl:tictactoe")
     with pytest.raises(AgentSpecError, match="az:PATH.json"):
-        make_agent("greedy", "gdl:tictactoe")
+        make_agent("alphazero", "gdl:tictactoe")
     g = game("tictactoe")
     agent = GDLGumbelAZAgent(g, ttt, simulations=0)
     over = tictactoe(g, "x x x\no o .\n. . .", "oplayer")

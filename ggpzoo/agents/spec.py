@@ -22,7 +22,7 @@ SPEC_HELP = (
 )
 
 GDL_SPEC_HELP = (
-    "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
+    "random | greedy | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET)"
 )
 
@@ -36,10 +36,9 @@ class AgentSpecError(ValueError):
 def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
 
-    ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
-    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
-    ([`GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]) and ``az:PATH.json[:N]``
-    (`GDLGumbelAZAgent`) are the agents.
+    ``env_name`` is an env name (``"skirmish_v0"``, ``"gdl:tictactoe"``), a spec, or a loaded
+    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]; ``random``, ``greedy`` and ``mcts`` / ``mcts:N`` /
+    ``mcts:Ss`` ([`MCTSAgent`][ggpzoo.agents.MCTSAgent]) play every game.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -50,52 +49,41 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """
     from ggpzoo.agents.mcts import MCTSAgent
     from ggpzoo.agents.simple import GreedyAgent, RandomAgent
-    from ggpzoo.gdl.spec import gdl_game
+    from ggpzoo.envs import spec as env_spec
 
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec is a string such as 'random' or 'mcts:200', got {spec!r:.60}")
     text = spec.strip()
     kind, _, arg = text.partition(":")
-    mcts = MCTSAgent
-    game = gdl_game(env_name)
-    if game is None:
-        from ggpzoo.envs import spec as env_spec
-
-        try:
-            env_spec(env_name)  # a name no env has fails here, whatever the agent
-        except ValueError as e:
-            raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
-    label = env_name if game is None else f"gdl_{game.name}"  # for the examples in messages
-    if game is not None:
-        from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
-
-        mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
-        if text != "random" and kind not in ("mcts", "az"):
-            raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
+    try:
+        game = env_spec(env_name)  # a name no env has fails here, whatever the agent
+    except ValueError as e:
+        raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
+    label = game.label  # for the examples in messages
     try:
         if text == "random":
             agent = RandomAgent(seed)
         elif text == "greedy":
-            agent = GreedyAgent(env_name, seed)
+            agent = GreedyAgent(game, seed)
         elif kind == "mcts":
             if not arg:
-                agent = mcts(env_name, seed=seed)
+                agent = MCTSAgent(game, seed=seed)
             elif re.fullmatch(r"\d+", arg) and int(arg) > 0:
-                agent = mcts(env_name, simulations=int(arg), seed=seed)
+                agent = MCTSAgent(game, simulations=int(arg), seed=seed)
             elif re.fullmatch(r"(\d+\.?\d*|\.\d+)s", arg) and float(arg[:-1]) > 0:
-                agent = mcts(env_name, seconds=float(arg[:-1]), seed=seed)
+                agent = MCTSAgent(game, seconds=float(arg[:-1]), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
         elif kind == "baseline":
             from ggpzoo.baselines import available, baseline_path
 
             simulations = _simulations(arg, "baseline:32")
-            path = baseline_path(env_name)
+            path = baseline_path(game.name)
             if path is None:
                 shipped = ", ".join(available()) or "none yet"
                 raise AgentSpecError(
-                    f"no baseline network is shipped for {env_name} (shipped: {shipped}); train one with "
-                    f"`{TRAIN_HINT.format(env=env_name)}` and play it as az:runs/az/{env_name}/model.json"
+                    f"no baseline network is shipped for {game.name} (shipped: {shipped}); train one with "
+                    f"`{TRAIN_HINT.format(env=game.name)}` and play it as az:runs/az/{label}/model.json"
                 )
             agent = _az_agent(path, env_name, simulations, seed)
         elif kind == "az":
@@ -141,17 +129,17 @@ def _simulations(arg: str, example: str) -> int:
 
 
 def _az_agent(path: str, env_name, simulations: int, seed: int | None) -> Agent:
-    """An AlphaZero network's agent: `GumbelAZAgent`, or for a GDL game (``env_name``
-    a loaded `ggpzoo.gdl.Game`) `GDLGumbelAZAgent`."""
+    """An AlphaZero network's agent: `GumbelAZAgent`, or for a GDL game `GDLGumbelAZAgent`."""
     try:
-        from ggpzoo.gdl.game import Game
+        from ggpzoo.envs import spec
 
-        if isinstance(env_name, Game):
+        game = spec(env_name).game
+        if game is not None:
             from ggpzoo.agents.gdl_gumbel import GDLGumbelAZAgent
 
-            _check_model_sheet(path, env_name)
+            _check_model_sheet(path, game)
 
-            return GDLGumbelAZAgent(env_name, path, simulations=simulations, seed=seed)
+            return GDLGumbelAZAgent(game, path, simulations=simulations, seed=seed)
         from ggpzoo.agents.gumbel import GumbelAZAgent
 
         return GumbelAZAgent(env_name, path, simulations=simulations, seed=seed)

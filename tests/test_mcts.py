@@ -1,7 +1,9 @@
-"""The MCTS agent on GDL games (ggpzoo.agents.gdl_mcts) and GDL games in the arena: wins and
-blocks in one on hand-drawn positions of the shipped sheets, strength against random,
-reproducibility, the arena and its command line, and the refusals. Simultaneous moves (decoupled
-UCT): tests/test_gdl_mcts_simultaneous.py."""
+"""The one MCTS agent (ggpzoo.agents.mcts) and the greedy agent on every game, hand-written kernels
+and GDL sheets alike: reproducibility, budgets, reports, acting in every env of a game and the
+refusals (parametrized over games); wins and blocks in one on hand-drawn positions of the
+shipped sheets, strength against random, the arena and its command line. Simultaneous moves
+(decoupled UCT): tests/test_mcts_simultaneous.py; the hand-written games' tactics:
+tests/test_agents.py."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ import numpy as np
 import pytest
 
 from ggpzoo import gdl
-from ggpzoo.agents import GDLMCTSAgent, RandomAgent, make_agent
-from ggpzoo.agents.gdl_mcts import state_from_fluents
+from ggpzoo.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent
 from ggpzoo.agents.spec import AgentSpecError
+from ggpzoo.envs import spec
+from ggpzoo.gdl.states import state_from_fluents
 from ggpzoo.tools.arena import play_game, round_robin
 from ggpzoo.tools.cli import main
 
@@ -43,6 +46,24 @@ TURN_THEN_SIMULTANEOUS = """
 (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
 (<= terminal (true (step 3)))
 (<= (goal ?r 50) (role ?r))
+"""
+
+# Left's a wins whatever right plays; its b wins only against c.
+DOMINANT = """
+(role left) (role right)
+(<= (input left ?m) (lmove ?m)) (lmove a) (lmove b)
+(<= (input right ?m) (rmove ?m)) (rmove c) (rmove d)
+(init (round 1))
+(<= (legal left ?m) (true (round 1)) (lmove ?m))
+(<= (legal right ?m) (true (round 1)) (rmove ?m))
+(<= (next (won left)) (does left a))
+(<= (next (won left)) (does left b) (does right c))
+(<= (next (round 2)) (true (round 1)))
+(<= terminal (true (round 2)))
+(<= (goal left 100) (true (won left)))
+(<= (goal left 0) (not (true (won left))))
+(<= (goal right 0) (true (won left)))
+(<= (goal right 100) (not (true (won left))))
 """
 
 RPS = """
@@ -103,7 +124,7 @@ def test_tictactoe_wins_and_blocks_in_one(name, rows, to_move, move):
     g = game(name)
     state = tictactoe(g, rows, to_move)
     for seed in range(3):
-        agent = GDLMCTSAgent(g, simulations=300, seed=seed)
+        agent = MCTSAgent(g, simulations=300, seed=seed)
         assert term(g, to_move, agent(state)) == move
         assert agent(state, role=to_move) == gdl.raw_env(g).term_to_action(move, role=to_move)
     assert g.propnet().incremental == (name == "tictactoe")
@@ -129,7 +150,7 @@ def test_connect_four_wins_and_blocks_in_one(rows, to_move, move):
     g = game("connect_four")
     state = connect_four(g, rows, to_move)
     for seed in range(2):
-        assert term(g, to_move, GDLMCTSAgent(g, simulations=1000, seed=seed)(state)) == move
+        assert term(g, to_move, MCTSAgent(g, simulations=1000, seed=seed)(state)) == move
 
 
 def test_mcts_beats_random_at_tictactoe():
@@ -150,22 +171,84 @@ def test_mcts_beats_random_at_connect_four():
     assert row["wins"] >= 5
 
 
-def test_reproducible_and_reports_its_search():
-    g = game("connect_four")
-    state = connect_four(g, ". . . . . . .\n" * 5 + ". . . r . . .", "black")
-    a = GDLMCTSAgent(g, simulations=300, seed=7)
-    b = GDLMCTSAgent(g, simulations=300, seed=7)
-    first = [a(state) for _ in range(3)]
-    assert first == [b(state) for _ in range(3)]
+# ----------------------------------------------------------------------------- every game
+GAMES = ["skirmish_v0", "amazons_split_v0", "gdl:tictactoe", "gdl:connect_four", "gdl:rps_fold"]
+
+
+def some_state(name, plies=2):
+    """A state of game ``name`` a few random moves in, as its env's get_state(), with the role to act."""
+    env = spec(name).raw_env()
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(plies):
+        env.step(int(rng.choice(env.legal_actions())))
+    return env
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_reproducible_and_reports_its_search(name):
+    env = some_state(name)
+    state, role = env.get_state(), env.agent_selection
+    a = MCTSAgent(name, simulations=300, seed=7)
+    b = MCTSAgent(name, simulations=300, seed=7)
+    first = [a(state, role=role) for _ in range(3)]
+    assert first == [b(state, role=role) for _ in range(3)]
+    assert all(m in env.legal_actions() for m in first)
     info = a.last_search
-    assert info["simulations"] == 300 and 1 < info["nodes"] <= 301 and info["legal"] == 7
+    assert info["simulations"] == 300 and 1 < info["nodes"] <= 301 and info["legal"] == len(env.legal_actions())
     assert 0 < info["visits"] <= 300 and 0 <= info["value"] <= 1
     a.reset(seed=7)
-    assert [a(state) for _ in range(3)] == first
-    # the network's history (here: another search, of another state) changes nothing
+    assert [a(state, role=role) for _ in range(3)] == first
+    # the work area's history (here: another search, of another state) changes nothing
     a.reset(seed=7)
-    GDLMCTSAgent(g, simulations=50, seed=3)(connect_four(g, ". . . . . . .\n" * 6, "red"))
-    assert a(state) == first[0]
+    MCTSAgent(name, simulations=50, seed=3)(spec(name).new_state(), role=spec(name).agents[0])
+    a(spec(name).new_state(), role=spec(name).agents[0])
+    a.reset(seed=7)
+    assert a(state, role=role) == first[0]
+    # act(env) is agent(state, role=agent_selection); a spec names the same game
+    a.reset(seed=7)
+    assert a.act(env) == first[0]
+    assert make_agent("mcts:300", spec(name), seed=7)(state, role=role) == first[0]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_greedy_plays_every_game(name):
+    env = some_state(name, plies=1)
+    moves = {GreedyAgent(name, seed=seed).act(env) for seed in range(8)}
+    assert moves <= set(env.legal_actions().tolist())
+    assert make_agent("greedy", name).act(env) in env.legal_actions()
+    with pytest.raises(ValueError, match="game is over"):
+        while not env.is_game_over():
+            env.step(GreedyAgent(name, seed=0).act(env))
+        GreedyAgent(name, seed=0)(env.get_state())
+
+
+@pytest.mark.parametrize("name", ["gdl:tictactoe", "gdl:tictactoe_cyclic"])
+def test_greedy_takes_a_win_in_one_of_a_sheet(name):
+    g = game(name[4:])
+    for rows, to_move, move in [
+        ("x x .\no o .\n. . .", "xplayer", "(mark 3 1)"),
+        ("x . .\no o .\nx . x", "oplayer", "(mark 3 2)"),
+    ]:
+        state = tictactoe(g, rows, to_move)
+        assert {term(g, to_move, GreedyAgent(g, seed=seed)(state)) for seed in range(6)} == {move}
+    # no win in one: random among the legal moves, the waiting role its one move (noop)
+    start = g.propnet().init
+    assert len({GreedyAgent(g, seed=seed)(start) for seed in range(12)}) > 3
+    assert term(g, "oplayer", GreedyAgent(g, seed=0)(start, role="oplayer")) == "noop"
+
+
+def test_greedy_at_simultaneous_moves_counts_the_worst_reply():
+    """Left's ``a`` wins whatever right plays, ``b`` wins against one reply only: greedy left
+    plays ``a``; right has nothing to gain (it loses to ``a`` either way), so plays at random."""
+    sheet = gdl.load(DOMINANT, name="dominant")
+    env = gdl.raw_env(sheet)
+    env.reset()
+    assert {env.action_to_term(GreedyAgent(sheet, seed=s).act(env)) for s in range(8)} == {"a"}
+    env.step(env.term_to_action("b"))  # right does not see it: the state is the one before the joint move
+    assert {env.action_to_term(GreedyAgent(sheet, seed=s).act(env)) for s in range(16)} == {"c", "d"}
+    with pytest.raises(ValueError, match="pass role="):
+        GreedyAgent(sheet, seed=0)(env.get_state())
 
 
 def test_seconds_budget_and_exact_path_states():
@@ -175,6 +258,9 @@ def test_seconds_budget_and_exact_path_states():
     env.reset()
     assert agent.act(env) in env.legal_actions()
     assert agent.last_search["simulations"] > 10 and 0.05 <= agent.last_search["seconds"] < 2
+    assert GreedyAgent(g, seed=0).act(env) in env.legal_actions()
+    # the fluents that hold, as text, are a state too
+    assert agent(["(control xplayer)"] + [f"(cell {x} {y} b)" for x in (1, 2, 3) for y in (1, 2, 3)]) in range(9)
 
 
 def test_plays_an_env_of_another_load_of_the_same_sheet():
@@ -183,64 +269,110 @@ def test_plays_an_env_of_another_load_of_the_same_sheet():
     env.reset()
     for cell in ("(mark 1 1)", "(mark 3 3)", "(mark 2 1)", "(mark 1 3)"):
         env.step(env.term_to_action(cell))
-    assert env.action_to_term(GDLMCTSAgent(g, simulations=300, seed=0).act(env)) == "(mark 3 1)"
+    assert env.action_to_term(MCTSAgent(g, simulations=300, seed=0).act(env)) == "(mark 3 1)"
 
 
 # ----------------------------------------------------------------------------- refusals
-def test_bad_input_is_a_clear_error():
-    g = game("tictactoe")
-    over = tictactoe(g, "x x x\no o .\n. . .", "oplayer")
-    with pytest.raises(ValueError, match="game is over"):
-        GDLMCTSAgent(g, simulations=10)(over)
+@pytest.mark.parametrize("name", ["skirmish_v0", "gdl:tictactoe"])
+def test_bad_settings_are_a_clear_error(name):
     for seed in (-1, 1.5, True, "0"):
         with pytest.raises(ValueError, match="seed must be"):
-            GDLMCTSAgent(g, simulations=10, seed=seed)
-    for kwargs in ({"simulations": 0}, {"seconds": -1}, {"simulations": 5, "seconds": 1}, {"value": "x"}, {"c": -1}):
-        with pytest.raises(ValueError):
-            GDLMCTSAgent(g, **kwargs)
-    agent = GDLMCTSAgent(g, simulations=10, seed=0)
+            MCTSAgent(name, simulations=10, seed=seed)
+        with pytest.raises(ValueError, match="seed must be"):
+            GreedyAgent(name, seed=seed)
+    for kwargs, message in [
+        ({"simulations": 0}, "simulations must be"),
+        ({"simulations": 2.5}, "simulations must be"),
+        ({"seconds": -1}, "seconds must be"),
+        ({"seconds": float("nan")}, "seconds must be"),
+        ({"simulations": 5, "seconds": 1}, "not both"),
+        ({"value": "x"}, "value must be one of"),
+        ({"c": -1}, "c must be"),
+        ({"c": True}, "c must be"),
+        ({"max_rollout": 0}, "max_rollout must be"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            MCTSAgent(name, **kwargs)
+    start = spec(name).new_state()
+    for agent in (MCTSAgent(name, simulations=10, seed=0), GreedyAgent(name, seed=0)):
+        with pytest.raises(ValueError, match="role must be one of"):
+            agent(start, role="nobody")
+        with pytest.raises(TypeError, match="takes a game state"):
+            agent({"observation": 0})
+        with pytest.raises(TypeError, match="takes a game state"):
+            agent(None)
+    with pytest.raises(ValueError, match="unknown environment"):
+        MCTSAgent("no_such_game_v0")
+
+
+def test_bad_states_are_a_clear_error():
+    g = game("tictactoe")
+    over = tictactoe(g, "x x x\no o .\n. . .", "oplayer")
+    for agent in (MCTSAgent(g, simulations=10), GreedyAgent(g)):
+        with pytest.raises(ValueError, match="game is over"):
+            agent(over)
+    agent = MCTSAgent(g, simulations=10, seed=0)
     start = g.propnet().init
     with pytest.raises(ValueError, match="not a state of tictactoe"):
         agent(np.zeros(len(start) + 1, np.uint8))
     with pytest.raises(ValueError, match="0 or 1"):
         agent(start * 7)
-    with pytest.raises(TypeError, match="takes a GDL state"):
-        agent((start, start))
-    with pytest.raises(ValueError, match="role must be one of"):
-        agent(start, role="white")
+    with pytest.raises(ValueError, match="not a state of tictactoe"):
+        agent((start, start))  # a pair is (board, aux)
     with pytest.raises(ValueError, match="not a fluent of tictactoe"):
         state_from_fluents(g, ["(cell 4 4 x)"])
+    with pytest.raises(ValueError, match="not a fluent of tictactoe"):
+        agent(["(cell 4 4 x)"])
     assert term(g, "oplayer", agent(start, role="oplayer")) == "noop"  # a forced move needs no search
+    board, aux = spec("gdl:tictactoe").new_state()
+    assert agent((board, aux), role="xplayer") in range(9)  # the protocol's own state
+    with pytest.raises(ValueError, match="aux is"):
+        agent((board, np.array([0, 3, 0])))
     from ggpzoo.envs import load
 
-    other = load("mad_bishops_v0").raw_env()
+    other = load("mad_bishops_v0").raw_env()  # an env of another game: its states are not this game's
     other.reset()
-    with pytest.raises(ValueError, match="plays GDL envs"):
+    with pytest.raises(ValueError, match="not a state of tictactoe"):
         agent.act(other)
     c4 = gdl.raw_env(game("connect_four"))
     c4.reset()
-    with pytest.raises(ValueError, match="plays tictactoe, got a GDL env of connect_four"):
+    with pytest.raises(ValueError, match="not a state of tictactoe"):
         agent.act(c4)
-    with pytest.raises(AgentSpecError, match="a GDL game takes random | mcts"):
-        make_agent("greedy", g)
+    kernel_agent = MCTSAgent("skirmish_v0", simulations=10)
+    with pytest.raises(ValueError, match="a state is a pair \\(board, aux\\)"):
+        kernel_agent.act(c4)
+    env = load("skirmish_v0").raw_env()
+    env.reset()
+    with pytest.raises(ValueError, match="black is not to move here"):
+        kernel_agent(env.get_state(), role="black")
     with pytest.raises(AgentSpecError, match="MCTS budget"):
         make_agent("mcts:zero", g)
 
 
+def test_deprecated_names_still_work():
+    import ggpzoo.agents
+
+    with pytest.warns(DeprecationWarning, match="use ggpzoo.agents.MCTSAgent"):
+        assert ggpzoo.agents.GDLMCTSAgent is MCTSAgent
+    with pytest.warns(DeprecationWarning, match="ggpzoo.gdl.states.state_from_fluents"):
+        from ggpzoo.agents.gdl_mcts import state_from_fluents as old
+    assert old is state_from_fluents
+
+
 def test_simultaneous_moves_are_searched():
-    """Decoupled UCT (tests/test_gdl_mcts_simultaneous.py has the details): at a state where
+    """Decoupled UCT (tests/test_mcts_simultaneous.py has the details): at a state where
     both roles choose, and in a tree that reaches one below a turn."""
     rps = gdl.load(RPS, name="rps")
     env = gdl.raw_env(rps)
     env.reset()
-    agent = GDLMCTSAgent(rps, simulations=30, seed=0)
+    agent = MCTSAgent(rps, simulations=30, seed=0)
     assert agent.act(env) in env.legal_actions() and agent.last_search["simulations"] == 30
     env.step(agent.act(env))
     assert env.agent_selection == "right" and agent.act(env) in env.legal_actions()
     later = gdl.load(TURN_THEN_SIMULTANEOUS, name="later")
     env = gdl.raw_env(later)
     env.reset()
-    agent = GDLMCTSAgent(later, simulations=50, seed=0)
+    agent = MCTSAgent(later, simulations=50, seed=0)
     assert env.action_to_term(agent.act(env)) in ("a", "b")
     assert agent.last_search["nodes"] > 3  # the root, its two children, and joint moves below
     # the network is left usable: the env plays on
@@ -262,7 +394,7 @@ def test_cli_arena_plays_a_gdl_sheet(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert len(data["games"]) == 4 and {g["white"] for g in data["games"]} == {"random", "mcts:50"}
     assert all(m.startswith("(mark ") for g in data["games"] for m in g["moves"])
-    assert main(["arena", "--gdl", "connect_four", "--agents", "random,mcts:20", "--games", "2", "--no-progress"]) == 0
+    assert main(["arena", "--gdl", "connect_four", "--agents", "greedy,mcts:20", "--games", "2", "--no-progress"]) == 0
     assert "gdl:connect_four" in capsys.readouterr().out
 
 
@@ -270,7 +402,7 @@ def test_cli_arena_plays_a_gdl_sheet(tmp_path, capsys):
     "argv,message",
     [
         (["--gdl", "no_such_sheet"], "no shipped GDL game 'no_such_sheet'"),
-        (["--gdl", "tictactoe", "--agents", "random,greedy"], "a GDL game takes random | mcts"),
+        (["--gdl", "tictactoe", "--agents", "random,alphazero"], "unknown agent; use random"),
         (["--gdl", "THREE"], "a two-role game is needed"),
     ],
 )
@@ -292,7 +424,10 @@ def test_cli_arena_gdl_errors(argv, message, tmp_path, capsys):
 
 
 def test_docstring_examples():
-    import ggpzoo.agents.gdl_mcts as M
+    import ggpzoo.agents.mcts as M
+    import ggpzoo.agents.simple as S
+    import ggpzoo.gdl.states as G
 
-    result = doctest.testmod(M, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+    for module in (M, S, G):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0
