@@ -431,3 +431,52 @@ def test_docstring_examples():
     for module in (M, S, G):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------- the rollout
+@pytest.mark.parametrize(
+    "name", ["skirmish_v0", "amazons_v0", "amazons_split_v0", "mad_bishops_v0", "gdl:tictactoe", "gdl:rps_fold"]
+)
+def test_playout_is_a_loop_of_status_and_step(name):
+    """The engine's ``playout`` (each family's own loop) plays the moves of a loop of the
+    protocol's ``status`` and ``step`` (``role_legal`` and ``step_joint`` where several roles
+    choose) on the same random stream, to the end or to ``max_steps``."""
+    from ggpzoo.engine import dispatch as D
+    from ggpzoo.engine.rng import next_random
+
+    s = spec(name)
+    game, T, width, roles = s.kernel_id, s.tables, max(s.max_legal, 1), s.num_roles
+    for seed, max_steps in ((0, 10_000), (1, 10_000), (2, 3)):
+        board, aux = s.new_state()
+        legal, goals = np.zeros(width, np.int32), np.zeros(roles, np.int32)
+        W = s.work()
+        n = D.status(game, board, aux, T, W, legal, goals)
+        rl, counts, ids = np.zeros((roles, width), np.int32), np.zeros(roles, np.int64), np.zeros(roles, np.int32)
+        b, x, out = board.copy(), aux.copy(), np.zeros(roles, np.int32)
+        start = np.uint64(2 * seed + 1)
+        stream, err = D.playout(game, b, x, T, W, n, legal.copy(), out, rl, counts, ids, start, max_steps)
+        assert err == 0
+        # the same game, move by move through the protocol
+        W, r_stream, steps = s.work(), start, 0
+        n = D.status(game, board, aux, T, W, legal, goals)
+        while True:
+            if n >= 0:
+                r_stream, v = next_random(np.uint64(r_stream))
+                assert D.step(game, board, aux, T, W, legal[(int(v) * n) >> 32]) == 0
+            else:
+                for r in range(roles):
+                    c = D.role_legal(game, board, aux, T, W, r, rl[r])
+                    j = 0
+                    if c > 1:
+                        r_stream, v = next_random(np.uint64(r_stream))
+                        j = (int(v) * c) >> 32
+                    ids[r] = rl[r, j]
+                assert D.step_joint(game, board, aux, T, W, ids) == 0
+            steps += 1
+            n = D.status(game, board, aux, T, W, legal, goals)
+            if steps >= max_steps or n == D.OVER:
+                break
+        assert (n == D.OVER or max_steps == 3) and int(stream) == int(r_stream)
+        np.testing.assert_array_equal(b, board)
+        np.testing.assert_array_equal(x, aux)
+        np.testing.assert_array_equal(out, goals)

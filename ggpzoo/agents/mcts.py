@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from ggpzoo.agents.base import _ProtocolAgent, protocol_error
-from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, role_legal, status, step, step_joint
+from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, playout, role_legal, status, step, step_joint
 from ggpzoo.engine.rng import next_random as _next
 from ggpzoo.envs.gamespec import ROLE
 
@@ -127,6 +127,10 @@ def _fill_node(nodes, stats, i, parent, action, mover, terminal, n, s):
 def _values(goals, kind, values):
     """What a state with goals ``goals`` is worth to each role (see the module docstring)."""
     n = goals.shape[0]
+    if n == 2 and kind == MARGIN:  # the two values sum to exactly 1
+        values[0] = 0.5 + (goals[0] - goals[1]) / 200.0
+        values[1] = 1.0 - values[0]
+        return
     for r in range(n):
         best_other = -1
         for j in range(n):
@@ -390,27 +394,9 @@ def _search(
             break
         # rollout: uniformly random actions to the end (or max_rollout moves)
         if nodes[node, TERMINAL] == 0:
-            steps = 0
-            while True:
-                if code >= 0:
-                    s, j = _rand_below(s, code)
-                    err = step(game, board, aux, T, W, legal[j])
-                else:  # several roles choose: a random joint move
-                    _roles_legal(game, board, aux, T, W, rl, counts)
-                    for r in range(n_roles):
-                        j = 0
-                        if counts[r] > 1:
-                            s, j = _rand_below(s, counts[r])
-                        ids[r] = rl[r, j]
-                    err = step_joint(game, board, aux, T, W, ids)
-                if err < 0:
-                    return n_nodes, done, err, n_edges, eint, estat
-                steps += 1
-                code = status(game, board, aux, T, W, legal, goals)
-                if code < SIMULTANEOUS:
-                    return n_nodes, done, code, n_edges, eint, estat
-                if steps >= max_rollout or code == OVER:
-                    break
+            s, err = playout(game, board, aux, T, W, code, legal, goals, rl, counts, ids, s, max_rollout)
+            if err < 0:
+                return n_nodes, done, err, n_edges, eint, estat
         elif not fresh:  # a terminal node reached again: its goals
             status(game, board, aux, T, W, legal, goals)
         _values(goals, kind, values)
