@@ -144,7 +144,7 @@ def _values(goals, kind, values):
             values[r] = goals[r] / 100.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _roles_legal(game, board, aux, T, W, rl, counts):
     """Every role's legal actions into ``rl[r, :counts[r]]`` (ascending), at a state where
     several roles choose (after ``status``)."""
@@ -282,24 +282,17 @@ def _duct_credit(eint, estat, o, joint, values):
 
 # ----------------------------------------------------------------------------- the search
 @njit(cache=True)
-def _init_tree(game, root_board, root_aux, T, W, nodes, stats, ext, eint, estat, seed, max_legal, n_roles):
-    """Fill the root node (node 0), and its block if several roles choose there.
+def _init_tree(nodes, stats, ext, eint, estat, n, rl, counts, seed):
+    """Fill the root node (node 0), where ``status`` said ``n``, and its block if several roles
+    choose there (their legal actions ``rl``/``counts``).
 
     Returns ``(n_edges, eint, estat)`` (``n_edges`` -1 when the joint moves are too many to number)."""
-    legal = np.empty(max_legal, np.int32)
-    goals = np.zeros(n_roles, np.int32)
-    board = root_board.copy()
-    aux = root_aux.copy()
     s = np.uint64(seed) | np.uint64(1)
-    n = status(game, board, aux, T, W, legal, goals)
     ext[0, BLOCK] = -1
     ext[0, JOINT] = -1
     if n != SIMULTANEOUS:
         _fill_node(nodes, stats, 0, -1, -1, -1, 1 if n < 0 else 0, max(n, 0), s)
         return 0, eint, estat
-    rl = np.empty((n_roles, max_legal), np.int32)
-    counts = np.zeros(n_roles, np.int64)
-    _roles_legal(game, board, aux, T, W, rl, counts)
     _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
     o, n_edges, eint, estat = _add_block(eint, estat, 0, rl, counts)
     if o < 0:
@@ -552,10 +545,14 @@ class MCTSAgent(_ProtocolAgent):
             return n_nodes, ran
 
         self._tables(self.simulations + 1 if self.seconds is None else 4096)
+        rl, counts = np.zeros((n_roles, max_legal), np.int32), np.zeros(n_roles, np.int64)
+        if who >= 0:  # the work area is at the root (``_root()`` ran ``status`` there)
+            for r in range(n_roles):
+                counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
+        n_root = SIMULTANEOUS if who >= 0 else n_legal
         self._n_edges, self._eint, self._estat = _init_tree(
-            game, board, aux, T, W, self._nodes, self._stats, self._ext, self._eint, self._estat, self._seed(),
-            max_legal, n_roles,
-        )  # fmt: skip
+            self._nodes, self._stats, self._ext, self._eint, self._estat, n_root, rl, counts, self._seed()
+        )
         if self._n_edges < 0:
             raise ValueError(too_many)
         if self.seconds is None:

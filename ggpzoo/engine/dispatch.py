@@ -336,7 +336,7 @@ def _below(s, n):
     return s, np.int64((r * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def playout(game, board, aux, T, W, n, legal, goals, rl, counts, ids, s, max_steps):
     """Uniformly random moves from ``(board, aux)`` until the game is over or ``max_steps`` moves
     (joint moves where several roles choose) were played; writes the goals of the state
@@ -390,9 +390,9 @@ def playout(game, board, aux, T, W, n, legal, goals, rl, counts, ids, s, max_ste
             err = propnet.apply_joint(T, W, board, aux, ids)
         if err < 0:
             return s, err
-        n = propnet.turn_status(T, W, board, aux, legal, goals)
-        if n < SIMULTANEOUS:
-            return s, n
-        if n == OVER:
+        # the move left W at the new state with its legal moves and aux[0] the role to choose
+        if aux[0] == OVER:
             break
+        n = SIMULTANEOUS if aux[0] == SIMULTANEOUS else propnet.role_legal(T, W, board, aux, aux[0], legal)
+    propnet.goals(T, W, goals)
     return s, 0

@@ -2,7 +2,7 @@
 
 The game protocol ([`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch]) plays a sheet on a ``board`` (its
 network's fluents, ``int8`` 0 or 1) and an ``aux`` of
-[`AUX_SIZE`][ggpzoo.envs.propnet.kernel.AUX_SIZE]; [`protocol_state()`][ggpzoo.gdl.states.protocol_state]
+`AUX_SIZE`; [`protocol_state()`][ggpzoo.gdl.states.protocol_state]
 (what ``spec.check_state()`` runs for a sheet) turns what a user has into those: the GDL env's
 ``get_state()`` (a ``uint8`` vector on the compiled path, a frozenset of fluent terms on the
 exact path), the fluents that hold, or a ``(board, aux)`` pair.
