@@ -281,12 +281,12 @@ def test_both_ways_of_reading_legal_moves(live):
 _SAME_IN_EVERY_PROCESS = """
 import sys
 from ggpzoo import gdl
-from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
+from ggpzoo.agents.mcts import MCTSAgent
 from ggpzoo.gdl.propnet import random_playouts
 game = gdl.load(gdl.game_path(sys.argv[1]))
 net = game.propnet()
 steps, _, goals = random_playouts(net, 20, seed=5)
-move = GDLMCTSAgent(game, simulations=300, seed=3)(game.machine("compiled").initial())
+move = MCTSAgent(game, simulations=300, seed=3)(game.machine("compiled").initial())
 print(net.use_live, steps, list(goals), move)
 """
 

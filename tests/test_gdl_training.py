@@ -169,13 +169,13 @@ def test_simultaneous_game_against_mcts_hides_the_learners_choice():
 
 def test_bad_input_gives_clear_errors():
     g = game("tictactoe")
-    with pytest.raises(ValueError, match="'greedy' cannot play the GDL game tictactoe"):
-        SingleAgentEnv(g, opponent="greedy")
+    with pytest.raises(ValueError, match="'baseline' cannot play the GDL game tictactoe"):
+        SingleAgentEnv(g, opponent="baseline")
     with pytest.raises(ValueError, match="cannot play the GDL game"):
-        SingleAgentEnv(g, opponent=["random", "greedy"])
+        SingleAgentEnv(g, opponent=["random", "baseline"])
     env = SingleAgentEnv(g, opponent=["random"])
     with pytest.raises(ValueError, match="cannot play the GDL game"):
-        env.add_opponent("greedy")
+        env.add_opponent("baseline")
     with pytest.raises(ValueError, match="cannot play the GDL game"):
         env.set_opponent("baseline")
     with pytest.raises(ValueError, match="decompose, shaping and reach_planes apply to the hand-written games"):

@@ -1,12 +1,11 @@
 """Agents to play and evaluate against: random, greedy, MCTS, and saved SB3 models.
 
 * [`RandomAgent`][ggpzoo.agents.simple.RandomAgent] - a uniformly random legal action (from the observation's mask).
-* [`GreedyAgent`][ggpzoo.agents.simple.GreedyAgent] - one ply: the best immediate ``own goal - opponent's goal``,
-  random tie-break (from the game state).
-* [`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent] - UCT with random rollouts on the rules kernel, in numba, with a
-  budget in simulations or seconds (from the game state).
-* [`GDLMCTSAgent`][ggpzoo.agents.gdl_mcts.GDLMCTSAgent] - the same search on a GDL game's compiled network
-  ([`ggpzoo.agents.gdl_mcts`][ggpzoo.agents.gdl_mcts]; decoupled UCT where several roles choose at once).
+* [`GreedyAgent`][ggpzoo.agents.simple.GreedyAgent] - one ply on the goals: the best immediate ``own goal - best
+  other goal``, random tie-break (from the game state; every game).
+* [`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent] - UCT with random rollouts on the rules of any game (a hand-written
+  kernel or a GDL sheet's compiled network), in numba, with a budget in simulations or seconds
+  (from the game state; decoupled UCT where several roles choose at once).
 * [`SB3Agent`][ggpzoo.agents.sb3.SB3Agent] - a saved sb3-contrib ``MaskablePPO`` model (``train`` extra).
 * [`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent] - a Gumbel AlphaZero network (`ggpzoo.training.az`), alone
   or with batched Gumbel search ([`ggpzoo.agents.gumbel`][ggpzoo.agents.gumbel]; ``train`` extra).
@@ -29,7 +28,6 @@ Each agent is a callable: ``agent(obs)`` or ``agent(state)``, as its ``takes`` s
 
 from ggpzoo.agents.alphabeta import AlphaBetaAgent
 from ggpzoo.agents.base import Agent
-from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
 from ggpzoo.agents.gumbel import GumbelAZAgent
 from ggpzoo.agents.mcts import MCTSAgent
 from ggpzoo.agents.sb3 import SB3Agent
@@ -41,7 +39,6 @@ __all__ = [
     "RandomAgent",
     "GreedyAgent",
     "MCTSAgent",
-    "GDLMCTSAgent",
     "SB3Agent",
     "GumbelAZAgent",
     "AlphaBetaAgent",
@@ -49,3 +46,12 @@ __all__ = [
     "AgentSpecError",
     "SPEC_HELP",
 ]
+
+
+def __getattr__(name):
+    if name == "GDLMCTSAgent":  # deprecated alias (0.7.0): MCTSAgent searches every game
+        import warnings
+
+        warnings.warn("ggpzoo.agents.GDLMCTSAgent is deprecated: use ggpzoo.agents.MCTSAgent", DeprecationWarning, 2)
+        return MCTSAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.engine.dispatch import kernel_id
 from ggpzoo.envs import spec
-from ggpzoo.envs.state_check import checked_state
 
 __all__ = ["Agent", "seeded_rng", "MAX_SECONDS"]
 
@@ -70,14 +68,16 @@ class Agent:
 
 
 class _StateAgent(Agent):
-    """An agent that searches the kernel state of env ``env_name`` (in numba, via ggpzoo.engine.dispatch)."""
+    """An agent that searches the states of game ``env_name`` (an env name such as
+    ``"skirmish_v0"`` or ``"gdl:tictactoe"``, a spec, or a loaded GDL game) in numba, on the
+    game protocol of `ggpzoo.engine.dispatch`."""
 
     takes = "state"
 
-    def __init__(self, env_name: str, seed: int | None = None):
-        self.env_name = env_name
+    def __init__(self, env_name, seed: int | None = None):
         self.spec = spec(env_name)
-        self.game = kernel_id(self.spec.kernel)
+        self.env_name = env_name if isinstance(env_name, str) else self.spec.name
+        self.game = self.spec.kernel_id
         self.kernel = self.spec.kernel
         self.variant = self.spec.variant
         self.rng = seeded_rng(seed)
@@ -87,14 +87,85 @@ class _StateAgent(Agent):
             self.rng = seeded_rng(seed)
 
     def _checked(self, state) -> tuple[np.ndarray, np.ndarray]:
-        """``state`` as contiguous copies, checked to be a state of this agent's game
-        (`ggpzoo.envs.state_check.checked_state()`: a ValueError names the problem)."""
-        if not isinstance(state, (tuple, list)) or len(state) != 2:
+        """``state`` as contiguous copies ``(board, aux)``, checked to be a state of this agent's
+        game (``spec.check_state()``: a ValueError names the problem)."""
+        if isinstance(state, dict) or not isinstance(state, (tuple, list, np.ndarray, frozenset, set)):
             raise TypeError(
-                f"{type(self).__name__} takes a game state (board, aux), e.g. env.unwrapped.get_state(); "
-                f"got {type(state).__name__}"
+                f"{type(self).__name__} takes a game state, env.unwrapped.get_state() (for a hand-written "
+                f"game the pair (board, aux)); got {type(state).__name__}"
             )
-        return checked_state(state, self.kernel, self.variant, self.env_name)
+        return self.spec.check_state(state)
 
     def _seed(self) -> int:
         return int(self.rng.integers(1, 2**62))
+
+
+def protocol_error(spec, code: int) -> str:
+    """The message of a game protocol's error ``code`` (below ``SIMULTANEOUS``) in game ``spec``."""
+    from ggpzoo.envs.propnet.kernel import ERRORS
+
+    return f"{spec.name}: {ERRORS.get(code + 10, f'error {code} of the game protocol')}"
+
+
+class _ProtocolAgent(_StateAgent):
+    """A state agent that plays every game through the game protocol (``status``, ``step``,
+    ``role_legal``, ``step_joint``), keeping its own work area; called as
+    ``agent(state, role=None)`` and ``agent.act(env)``."""
+
+    def __init__(self, env_name, seed: int | None = None):
+        super().__init__(env_name, seed)
+        self._T = self._W = None
+
+    def act(self, env) -> int:
+        """The action of ``env.agent_selection`` in an env of this agent's game (its state,
+        ``env.unwrapped.get_state()``: where roles choose at once, never the choices the roles
+        before it made in the same step)."""
+        raw = env.unwrapped
+        return self(raw.get_state(), role=raw.agent_selection)
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The game's tables ``T`` and this agent's work area ``W`` (a new one when ``T`` changed)."""
+        T = self.spec.tables
+        if T is not self._T:
+            self._T, self._W = T, self.spec.work()
+        return self._T, self._W
+
+    def _root(self, state, role):
+        """Check ``state`` and ``role`` (a role name or None) and find what to answer there.
+
+        Returns ``(board, aux, T, W, who, n, forced)``: ``who`` the index of the role whose move
+        is asked where several roles choose at once, else -1; ``n`` the chooser's legal count
+        (``who``'s where several choose); ``forced`` the one legal action of ``role`` when it has
+        no choice (nothing to search), else None. A ValueError names a game that is over, a
+        role that is not to move, or an unknown role."""
+        from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, role_legal, status
+
+        board, aux = self._checked(state)
+        agents = self.spec.agents
+        if role is not None and role not in agents:
+            raise ValueError(f"role must be one of {list(agents)}, got {role!r}")
+        T, W = self._arrays()
+        legal = np.empty(max(self.spec.max_legal, 1), np.int32)
+        goals = np.zeros(self.spec.num_roles, np.int32)
+        n = int(status(self.game, board, aux, T, W, legal, goals))
+        if n == OVER:
+            raise ValueError("no legal action: the game is over")
+        if n < SIMULTANEOUS:
+            raise ValueError(protocol_error(self.spec, n))
+        who = -1
+        if n == SIMULTANEOUS:
+            counts = [int(role_legal(self.game, board, aux, T, W, r, legal)) for r in range(len(agents))]
+            if role is None:
+                choosers = ", ".join(a for a, c in zip(agents, counts, strict=True) if c > 1)
+                raise ValueError(
+                    f"roles {choosers} choose a move at the same time here: pass role= (whose move to answer)"
+                )
+            who = agents.index(role)
+            n = counts[who]
+        mover = who if who >= 0 else int(aux[0])
+        if role is not None and agents.index(role) != mover or n == 1 and who >= 0:
+            r = agents.index(role)
+            if role_legal(self.game, board, aux, T, W, r, legal) == 1:
+                return board, aux, T, W, who, n, int(legal[0])  # a forced move: nothing to search
+            raise ValueError(f"{role} is not to move here ({agents[mover]} is)")
+        return board, aux, T, W, who, n, None

@@ -1,25 +1,46 @@
-"""Monte Carlo tree search: UCT with uniformly random rollouts on the rules kernel, in numba.
+"""Monte Carlo tree search for every game: UCT with uniformly random rollouts, in numba.
 
-Values come from the GGP goals of the state where a rollout ends, from the point of view
-of the role that chose each action, so the search is correct for every game: turns of two
-actions by the same role (amazons_split), goals that grow during the game (Skirmish
-captures), draws (equal goals). A node stores the role that moved into it; backing up a
-rollout adds that role's value to the node; UCT at a node picks the child with the best
-``Q + c * sqrt(ln N / n)``, which is the mover's own value. The answer is the root's
-most visited child (ties: the better mean value).
+The search plays on the game protocol of [`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch] (``status``, ``step``,
+``role_legal``, ``step_joint``), so one agent searches every game: the hand-written kernels
+at their own speed, and any GDL rule sheet (``"gdl:tictactoe"``) on its compiled network.
+Values come from the goals (0..100 per role) of the state where a rollout ends, from the
+point of view of the role that chose each action, so the search is correct for every game:
+turns of two actions by the same role (amazons_split), goals that grow during the game
+(Skirmish captures), draws (equal goals), more than two roles.
 
-What a finished rollout is worth to a role (``value=``), all in [0, 1]:
+* **One role chooses** (every hand-written game; turn-taking sheets): a node stores the role
+  that moved into it; backing up a rollout adds that role's value to the node; UCT at a
+  node picks the child with the best ``Q + c * sqrt(ln N / n)``, which is the mover's own
+  value. The answer is the root's most visited child (ties: the better mean value).
+* **Several roles choose at once** (a sheet's simultaneous moves): decoupled UCT (DUCT, the
+  usual approach of GGP players such as CadiaPlayer and Sancho; Lanctot et al., "Monte Carlo
+  Tree Search in Simultaneous Move Games"). Each role keeps its own statistics, visits and
+  the sum of its own values, per legal action of its own; each simulation picks each role's
+  action independently (one it has not tried yet, else UCT on its statistics, and once in
+  ``EXPLORE`` a random one, which keeps two roles of a symmetric game from mirroring each
+  other for good); the children are indexed by the joint move, made when a joint move is
+  first played; the backup adds each role's own value to the action it played. The answer
+  at such a root is the most visited of the asked role's actions.
 
-* ``"outcome"`` (default): 1 if its goal is the higher, 0.5 if equal, 0 if lower: the
-  env's reward and the arena's score, so the search plays to win;
-* ``"margin"``: ``1/2 + (own goal - opponent's goal) / 200``: wins by more are better;
+What a finished rollout is worth to a role (``value=``), all in [0, 1] ("the best other" is
+the highest goal of the other roles; with one role, every kind is ``"goal"``):
+
+* ``"outcome"`` (default): 1 if its goal beats every other, 0.5 if it ties the best other,
+  0 if below: the env's reward and the arena's score, so the search plays to win;
+* ``"margin"``: ``1/2 + (own goal - best other) / 200``: wins by more are better;
 * ``"goal"``: its own goal / 100, as a GGP player maximises it (in Skirmish, its own
   captures, blind to its losses: the weakest at winning, see the README's measurements).
 
-The tree lives in flat arrays (one entry per node, children as linked lists). A node's
-legal actions are not stored: a node knows their count, and its children are drawn in
-the order ``(a * i + b) mod count`` with random ``a`` coprime to the count, so each is
+Rollouts play uniformly random actions (where several roles choose, each a random legal
+action). The tree lives in flat arrays (one entry per node, children as linked lists). A
+node's legal actions are not stored: a node knows their count, and its children are drawn
+in the order ``(a * i + b) mod count`` with random ``a`` coprime to the count, so each is
 drawn exactly once.
+
+In a GDL env the roles with a choice act one after the other and the joint move is
+applied when all have chosen; until then ``env.unwrapped.get_state()`` is the state before
+it, so ``act(env)`` searches from that state for ``agent_selection``: a role never sees
+what the roles before it chose in the same step.
 """
 
 from __future__ import annotations
@@ -30,12 +51,12 @@ import time
 import numpy as np
 from numba import njit
 
-from ggpzoo.agents.base import _StateAgent
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
+from ggpzoo.agents.base import _ProtocolAgent, protocol_error
+from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, playout, role_legal, status, step, step_joint
 from ggpzoo.engine.rng import next_random as _next
-from ggpzoo.envs.base import ROLE
+from ggpzoo.envs.gamespec import ROLE
 
-__all__ = ["MCTSAgent", "UCTBudget"]
+__all__ = ["MCTSAgent"]
 
 # Columns of the int32 node table.
 PARENT, ACTION, MOVER, FIRST, SIBLING, CHILDREN, LEGAL, TERMINAL, PERM_A, PERM_B = range(10)
@@ -43,7 +64,24 @@ NODE_INTS = 10
 # What a finished rollout is worth to a role, from the goals (see MCTSAgent's ``value``).
 GOAL, MARGIN, OUTCOME = 0, 1, 2
 VALUES = {"goal": GOAL, "margin": MARGIN, "outcome": OUTCOME}
-MAX_SIMULATIONS = 10**7  # the node table takes 56 bytes a simulation: 560 MB at most
+MAX_SIMULATIONS = 10**7  # the node tables take 72 bytes a simulation: 720 MB at most
+# Decoupled UCT. ``ext[node]`` (int64, one row per node, beside the node table) holds
+# ``BLOCK``: the offset of the node's block in the edge tables if several roles choose
+# there (a simultaneous node), else -1; and ``JOINT``: for a child of a simultaneous node,
+# the joint move that leads to it, else -1. A block at offset ``o`` is, for R roles,
+# ``eint[o + r]`` = role r's legal count ``n_r`` (1 for a role without a choice), then
+# each role's legal ids in turn, ascending, with ``estat[i] = (visits, value sum)`` for the
+# role's action ``eint[i]`` (the value is that role's). A joint move is the mixed-radix
+# number of the roles' action indices (role 0 the lowest digit, role r's radix n_r).
+BLOCK, JOINT = 0, 1
+MAX_JOINT = 2**62  # joint moves a simultaneous node can index
+# At a simultaneous node each role plays a random action once in EXPLORE picks (and UCT ties
+# are broken at random). In a symmetric game both roles often hold the same statistics, and
+# picking by UCT alone they would then pick the same action again and again: mirrored play,
+# every result a draw, every action (a losing one too) worth 1/2, for good.
+EXPLORE = 20
+# Why a search stopped, besides the game protocol's error codes.
+TOO_MANY_JOINT = -100
 
 
 @njit(cache=True)
@@ -86,13 +124,32 @@ def _fill_node(nodes, stats, i, parent, action, mover, terminal, n, s):
 
 
 @njit(cache=True)
-def _new_node(nodes, stats, i, parent, action, mover, game, board, aux, legal, s):
-    """Fill node ``i`` for the state ``(board, aux)``; return the rng state and its legal count."""
-    n = 0
-    terminal = 1 if is_terminal(game, board, aux) else 0
-    if terminal == 0:
-        n = legal_actions(game, board, aux, legal)
-    return _fill_node(nodes, stats, i, parent, action, mover, terminal, n, s), n
+def _values(goals, kind, values):
+    """What a state with goals ``goals`` is worth to each role (see the module docstring)."""
+    n = goals.shape[0]
+    if n == 2 and kind == MARGIN:  # the two values sum to exactly 1
+        values[0] = 0.5 + (goals[0] - goals[1]) / 200.0
+        values[1] = 1.0 - values[0]
+        return
+    for r in range(n):
+        best_other = -1
+        for j in range(n):
+            if j != r and goals[j] > best_other:
+                best_other = goals[j]
+        if kind == OUTCOME and n > 1:
+            values[r] = 1.0 if goals[r] > best_other else (0.5 if goals[r] == best_other else 0.0)
+        elif kind == MARGIN and n > 1:
+            values[r] = 0.5 + (goals[r] - best_other) / 200.0
+        else:
+            values[r] = goals[r] / 100.0
+
+
+@njit(cache=True, inline="always")
+def _roles_legal(game, board, aux, T, W, rl, counts):
+    """Every role's legal actions into ``rl[r, :counts[r]]`` (ascending), at a state where
+    several roles choose (after ``status``)."""
+    for r in range(counts.shape[0]):
+        counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
 
 
 @njit(cache=True)
@@ -112,22 +169,159 @@ def _uct_child(nodes, stats, node, c):
     return pick
 
 
+# ----------------------------------------------------------------------------- decoupled UCT
 @njit(cache=True)
-def _init_tree(game, root_board, root_aux, nodes, stats, seed):
-    legal = np.empty(MAX_LEGAL, np.int32)
+def _add_block(eint, estat, n_edges, rl, counts):
+    """Append a simultaneous node's block (see ``BLOCK``) for the legal actions ``rl``/``counts``.
+
+    Returns ``(offset, n_edges, eint, estat)``, the tables grown (copied) when full; offset
+    -1 if the joint moves are too many to number."""
+    n_roles = counts.shape[0]
+    need = n_roles
+    joint = np.int64(1)
+    for r in range(n_roles):
+        if counts[r] > MAX_JOINT // joint:
+            return -1, n_edges, eint, estat
+        joint *= counts[r]
+        need += counts[r]
+    if n_edges + need > eint.shape[0]:
+        size = max(2 * eint.shape[0], n_edges + need)
+        grown_int = np.zeros(size, np.int64)
+        grown_stat = np.zeros((size, 2), np.float64)
+        grown_int[:n_edges] = eint[:n_edges]
+        grown_stat[:n_edges] = estat[:n_edges]
+        eint, estat = grown_int, grown_stat
+    o = n_edges
+    at = o + n_roles
+    for r in range(n_roles):
+        n = counts[r]
+        eint[o + r] = n
+        for j in range(n):
+            eint[at + j] = rl[r, j]
+            estat[at + j, 0] = 0.0
+            estat[at + j, 1] = 0.0
+        at += n
+    return o, at, eint, estat
+
+
+@njit(cache=True)
+def _role_move(estat, at, n, c, s):
+    """The index of one role's move among its ``n`` moves, whose statistics are
+    ``estat[at:at + n]``: one it has not tried yet, at random; else, once in ``EXPLORE``, a
+    random one; else the best ``Q + c * sqrt(ln N / n)`` (ties at random). Returns (it, the rng state)."""
+    total = 0.0
+    untried = 0
+    for m in range(n):
+        total += estat[at + m, 0]
+        if estat[at + m, 0] == 0.0:
+            untried += 1
+    if untried > 0:
+        s, t = _rand_below(s, untried)
+        for m in range(n):
+            if estat[at + m, 0] == 0.0:
+                if t == 0:
+                    return m, s
+                t -= 1
+    s, e = _rand_below(s, EXPLORE)
+    if e == 0:
+        s, j = _rand_below(s, n)
+        return j, s
+    log_n = math.log(total)
+    best = -1.0
+    pick = 0
+    ties = 0
+    for m in range(n):
+        v = estat[at + m, 0]
+        u = estat[at + m, 1] / v + c * math.sqrt(log_n / v)
+        if u > best:
+            best = u
+            pick = m
+            ties = 1
+        elif u == best:
+            ties += 1
+            s, t = _rand_below(s, ties)
+            if t == 0:
+                pick = m
+    return pick, s
+
+
+@njit(cache=True)
+def _duct_pick(eint, estat, o, c, ids, s):
+    """Each role's move at the simultaneous node of block ``o``, chosen independently from its
+    own statistics (`_role_move()`). Fills the joint move ``ids``; returns (its number,
+    the rng state)."""
+    n_roles = ids.shape[0]
+    at = o + n_roles
+    joint = np.int64(0)
+    radix = np.int64(1)
+    for r in range(n_roles):
+        n = eint[o + r]
+        j = 0
+        if n > 1:
+            j, s = _role_move(estat, at, n, c, s)
+        ids[r] = eint[at + j]
+        joint += j * radix
+        radix *= n
+        at += n
+    return joint, s
+
+
+@njit(cache=True)
+def _duct_credit(eint, estat, o, joint, values):
+    """Add one visit and each role's value to that role's move of joint move ``joint`` at block ``o``."""
+    n_roles = values.shape[0]
+    at = o + n_roles
+    for r in range(n_roles):
+        n = eint[o + r]
+        j = joint % n
+        joint //= n
+        estat[at + j, 0] += 1.0
+        estat[at + j, 1] += values[r]
+        at += n
+
+
+# ----------------------------------------------------------------------------- the search
+@njit(cache=True)
+def _init_tree(nodes, stats, ext, eint, estat, n, rl, counts, seed):
+    """Fill the root node (node 0), where ``status`` said ``n``, and its block if several roles
+    choose there (their legal actions ``rl``/``counts``).
+
+    Returns ``(n_edges, eint, estat)`` (``n_edges`` -1 when the joint moves are too many to number)."""
     s = np.uint64(seed) | np.uint64(1)
-    s, n = _new_node(nodes, stats, 0, -1, -1, -1, game, root_board, root_aux, legal, s)
-    return n
+    ext[0, BLOCK] = -1
+    ext[0, JOINT] = -1
+    if n != SIMULTANEOUS:
+        _fill_node(nodes, stats, 0, -1, -1, -1, 1 if n < 0 else 0, max(n, 0), s)
+        return 0, eint, estat
+    _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
+    o, n_edges, eint, estat = _add_block(eint, estat, 0, rl, counts)
+    if o < 0:
+        return -1, eint, estat
+    ext[0, BLOCK] = o
+    return n_edges, eint, estat
 
 
 @njit(cache=True)
-def _search(game, root_board, root_aux, nodes, stats, n_nodes, simulations, c, seed, max_rollout, value_kind):
-    """Run up to ``simulations`` simulations; stop early when the node table is full.
+def _search(
+    game, root_board, root_aux, T, W, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed,
+    max_rollout, kind, max_legal, n_roles,
+):  # fmt: skip
+    """Run up to ``simulations`` simulations from the root (node 0); stop early when the node
+    table is full.
 
-    Returns ``(n_nodes, simulations run)``. ``stats[i] = (visits, value sum)``.
-    """
-    capacity = nodes.shape[0]
-    legal = np.empty(MAX_LEGAL, np.int32)
+    A node where one role chooses is a UCT node: its children are that role's actions, made
+    in the node's random order, then picked by UCT. A node where several roles choose picks
+    each role's move by `_duct_pick()` and goes to the child of that joint move, made when
+    first played. Returns ``(n_nodes, simulations run, status, n_edges, eint, estat)``:
+    status 0 or an error code (the game protocol's, or ``TOO_MANY_JOINT``); the edge tables
+    are new arrays when they grew. ``stats[i] = (visits, value sum)``."""
+    capacity = min(nodes.shape[0], ext.shape[0])
+    legal = np.empty(max_legal, np.int32)
+    rl = np.empty((n_roles, max_legal), np.int32)
+    counts = np.zeros(n_roles, np.int64)
+    ids = np.zeros(n_roles, np.int32)
+    goals = np.zeros(n_roles, np.int32)
+    values = np.zeros(n_roles, np.float64)
     board = root_board.copy()
     aux = root_aux.copy()
     s = np.uint64(seed) | np.uint64(1)
@@ -135,56 +329,84 @@ def _search(game, root_board, root_aux, nodes, stats, n_nodes, simulations, c, s
     while done < simulations and n_nodes < capacity:
         board[:] = root_board
         aux[:] = root_aux
+        if W.shape[0] > 0:  # a work area (a sheet's network values) is a cache of the state: bring it to the root
+            code = status(game, board, aux, T, W, legal, goals)
+            if code < SIMULTANEOUS:
+                return n_nodes, done, code, n_edges, eint, estat
         node = 0
-        have_legal = -1  # legal[:have_legal] holds the current state's legal actions
+        fresh = False  # goals hold the current state's (status ran there)
         # selection and expansion
         while nodes[node, TERMINAL] == 0:
-            n = nodes[node, LEGAL]
-            k = nodes[node, CHILDREN]
-            if k < n:
-                legal_actions(game, board, aux, legal)
-                a = legal[(nodes[node, PERM_A] * np.int64(k) + nodes[node, PERM_B]) % n]
-                mover = aux[ROLE]
-                apply(game, board, aux, a)
-                child = n_nodes
-                n_nodes += 1
-                s, have_legal = _new_node(nodes, stats, child, node, a, mover, game, board, aux, legal, s)
-                nodes[child, SIBLING] = nodes[node, FIRST]
-                nodes[node, FIRST] = child
-                nodes[node, CHILDREN] = k + 1
-                node = child
-                break
-            pick = _uct_child(nodes, stats, node, c)
-            apply(game, board, aux, nodes[pick, ACTION])
-            node = pick
-        # rollout: uniformly random legal actions to the end (or max_rollout actions)
+            o = ext[node, BLOCK]
+            joint = np.int64(-1)
+            a = -1
+            mover = -1
+            if o < 0:  # one role chooses: its next untried action, else UCT over the children
+                k = nodes[node, CHILDREN]
+                n = nodes[node, LEGAL]
+                if k < n:
+                    status(game, board, aux, T, W, legal, goals)
+                    a = legal[(nodes[node, PERM_A] * np.int64(k) + nodes[node, PERM_B]) % n]
+                    mover = aux[ROLE]
+                    code = step(game, board, aux, T, W, a)
+                    pick = -1
+                else:
+                    pick = _uct_child(nodes, stats, node, c)
+                    code = step(game, board, aux, T, W, nodes[pick, ACTION])
+            else:  # several roles choose: decoupled UCT, then the joint move's child if it exists
+                joint, s = _duct_pick(eint, estat, o, c, ids, s)
+                pick = nodes[node, FIRST]
+                while pick != -1 and ext[pick, JOINT] != joint:
+                    pick = nodes[pick, SIBLING]
+                code = step_joint(game, board, aux, T, W, ids)
+            if code < 0:
+                return n_nodes, done, code, n_edges, eint, estat
+            if pick != -1:
+                node = pick
+                continue
+            # expansion: a new child, then a rollout from it
+            child = n_nodes
+            code = status(game, board, aux, T, W, legal, goals)
+            fresh = True
+            if code < SIMULTANEOUS:
+                return n_nodes, done, code, n_edges, eint, estat
+            block = -1
+            if code == SIMULTANEOUS:
+                _roles_legal(game, board, aux, T, W, rl, counts)
+                block, n_edges, eint, estat = _add_block(eint, estat, n_edges, rl, counts)
+                if block < 0:
+                    return n_nodes, done, TOO_MANY_JOINT, n_edges, eint, estat
+            n_nodes += 1
+            s = _fill_node(nodes, stats, child, node, a, mover, 1 if code == OVER else 0, max(code, 0), s)
+            ext[child, BLOCK] = block
+            ext[child, JOINT] = joint
+            nodes[child, SIBLING] = nodes[node, FIRST]
+            nodes[node, FIRST] = child
+            nodes[node, CHILDREN] += 1
+            node = child
+            break
+        # rollout: uniformly random actions to the end (or max_rollout moves)
         if nodes[node, TERMINAL] == 0:
-            n = have_legal if have_legal >= 0 else legal_actions(game, board, aux, legal)
-            steps = 0
-            while True:
-                s, j = _rand_below(s, n)
-                apply(game, board, aux, legal[j])
-                steps += 1
-                if steps >= max_rollout or is_terminal(game, board, aux):
-                    break
-                n = legal_actions(game, board, aux, legal)
-        g = goals(game, board, aux)
-        if value_kind == GOAL:
-            value0 = g[0] / 100.0
-            value1 = g[1] / 100.0
-        elif value_kind == MARGIN:
-            value0 = 0.5 + (g[0] - g[1]) / 200.0
-            value1 = 1.0 - value0
-        else:
-            value0 = 1.0 if g[0] > g[1] else (0.5 if g[0] == g[1] else 0.0)
-            value1 = 1.0 - value0
-        # backup: each node gets the value of the role that moved into it
+            s, err = playout(game, board, aux, T, W, code, legal, goals, rl, counts, ids, s, max_rollout)
+            if err < 0:
+                return n_nodes, done, err, n_edges, eint, estat
+        elif not fresh:  # a terminal node reached again: its goals
+            status(game, board, aux, T, W, legal, goals)
+        _values(goals, kind, values)
+        # backup: each node gets the value of the role that moved into it (none for the
+        # child of a simultaneous node), and a simultaneous node's edges of the joint move
+        # played there get each role's own value
         while node != -1:
             stats[node, 0] += 1.0
-            stats[node, 1] += value0 if nodes[node, MOVER] == 0 else value1
-            node = nodes[node, PARENT]
+            m = nodes[node, MOVER]
+            if m >= 0:
+                stats[node, 1] += values[m]
+            parent = nodes[node, PARENT]
+            if parent != -1 and ext[parent, BLOCK] >= 0:
+                _duct_credit(eint, estat, ext[parent, BLOCK], ext[node, JOINT], values)
+            node = parent
         done += 1
-    return n_nodes, done
+    return n_nodes, done, 0, n_edges, eint, estat
 
 
 @njit(cache=True)
@@ -203,13 +425,57 @@ def _best_child(nodes, stats):
     return pick
 
 
-class UCTBudget:
-    """The settings and the budget loop the UCT agents share (this module's and
-    `ggpzoo.agents.gdl_mcts.GDLMCTSAgent`): checks ``simulations``, ``seconds``, ``c``,
-    ``max_rollout`` and ``value``, keeps the node tables between moves, and runs a search
-    for a number of simulations or of seconds (see `_run()`)."""
+class MCTSAgent(_ProtocolAgent):
+    """UCT with random rollouts on the rules of game ``env_name``; called with a state.
 
-    def _settings(self, simulations, seconds, c, max_rollout, value) -> None:
+    Args:
+        env_name: the game whose states it is given: an env name (``"skirmish_v0"``,
+            ``"gdl:tictactoe"``, ``"gdl:PATH.kif"``), its spec, or a loaded
+            [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game].
+        simulations: the budget in simulations per move (default 1000 when ``seconds``
+            is not given).
+        seconds: the budget in wall-clock seconds per move instead (not reproducible).
+        c: the UCT exploration constant, on values in [0, 1] (default 0.5).
+        seed: seeds the rollouts and the expansion order; with a ``simulations`` budget,
+            the same seed and states give the same moves.
+        max_rollout: a rollout longer than this many moves is scored with the goals of
+            the state where it stops (every shipped game ends well before the default).
+        value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
+            or ``"goal"`` (see the module docstring).
+
+    ``agent(state, role=None)`` takes a state of the game: ``env.unwrapped.get_state()``
+    (``(board, aux)`` of a hand-written game; a GDL env's fluent vector, or on its exact path
+    a frozenset of fluents), or what ``spec.check_state()`` takes; it returns an action id of
+    ``role`` (default: the role to move; needed where several roles choose at once; a role
+    with one legal move gets it without a search). ``agent.act(env)`` passes the env's
+    state and ``agent_selection``. After each search, `last_search` holds ``simulations``,
+    ``seconds``, ``nodes``, ``legal``, ``visits`` and ``value`` (the chosen action's visits
+    and mean value for its role).
+
+    >>> from ggpzoo.envs import skirmish_endgame_v0
+    >>> env = skirmish_endgame_v0.raw_env(); env.reset()
+    >>> agent = MCTSAgent("skirmish_endgame_v0", simulations=50, seed=0)
+    >>> int(agent(env.get_state())) in env.legal_actions()
+    True
+    >>> from ggpzoo.envs import spec
+    >>> env = spec("gdl:rps_fold").raw_env(); env.reset()   # both roles throw at once
+    >>> env.action_to_term(MCTSAgent("gdl:rps_fold", simulations=300, seed=0).act(env))
+    'paper'
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        env_name,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c: float = 0.5,
+        seed: int | None = None,
+        max_rollout: int = 100_000,
+        value: str = "outcome",
+    ):
+        super().__init__(env_name, seed)
         if simulations is not None and seconds is not None:
             raise ValueError("give the MCTS budget as simulations or as seconds, not both")
         if simulations is None and seconds is None:
@@ -217,75 +483,90 @@ class UCTBudget:
         bad = isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1
         if simulations is not None and (bad or simulations > MAX_SIMULATIONS):
             raise ValueError(f"simulations must be an integer in 1..{MAX_SIMULATIONS:,}, got {simulations!r}")
-        if seconds is not None and (
-            isinstance(seconds, (bool, np.bool_))
-            or not isinstance(seconds, (int, float, np.integer, np.floating))
-            or not (seconds > 0 and math.isfinite(seconds))
-        ):
+        if seconds is not None and not (_number(seconds) and seconds > 0 and math.isfinite(seconds)):
             raise ValueError(f"seconds must be a positive number, got {seconds!r}")
-        if (
-            isinstance(c, (bool, np.bool_))
-            or not isinstance(c, (int, float, np.integer, np.floating))
-            or not (c >= 0 and math.isfinite(c))
-        ):
+        if not (_number(c) and c >= 0 and math.isfinite(c)):
             raise ValueError(f"c must be a non-negative finite number, got {c!r}")
-        if (
-            isinstance(max_rollout, (bool, np.bool_))
-            or not isinstance(max_rollout, (int, np.integer))
-            or max_rollout < 1
-        ):
+        if not (isinstance(max_rollout, (int, np.integer)) and _number(max_rollout) and max_rollout >= 1):
             raise ValueError(f"max_rollout must be a positive integer, got {max_rollout!r}")
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {sorted(VALUES)}, got {value!r}")
         self.simulations = None if simulations is None else int(simulations)
         self.seconds = None if seconds is None else float(seconds)
         self.c = float(c)
         self.max_rollout = int(max_rollout)
-        if value not in VALUES:
-            raise ValueError(f"value must be one of {sorted(VALUES)}, got {value!r}")
         self.value = value
         self._value = VALUES[value]
         self.name = f"mcts:{self.simulations}" if self.seconds is None else f"mcts:{self.seconds:g}s"
         self.last_search: dict = {}
+        # the tree, kept between moves (allocating is not free): the node table, its
+        # statistics, and decoupled UCT's tables (see BLOCK)
         self._nodes = np.zeros((0, NODE_INTS), np.int32)
         self._stats = np.zeros((0, 2), np.float64)
+        self._ext = np.full((0, 2), -1, np.int64)
+        self._eint = np.zeros(1024, np.int64)
+        self._estat = np.zeros((1024, 2), np.float64)
+        self._n_edges = 0
 
     def _tables(self, capacity: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._nodes.shape[0] < capacity:  # kept between moves: allocating is not free
+        if self._nodes.shape[0] < capacity:
             self._nodes = np.zeros((capacity, NODE_INTS), np.int32)
             self._stats = np.zeros((capacity, 2), np.float64)
+        if self._ext.shape[0] < self._nodes.shape[0]:
+            self._ext = np.full((self._nodes.shape[0], 2), -1, np.int64)
         return self._nodes, self._stats
 
-    def _run(self, init, search, answer=None) -> int:
-        """Search within the budget; return the root's most visited child's action.
+    def _grow(self, n_nodes: int, chunk: int) -> None:
+        """Double the node tables, keeping the tree's first ``n_nodes`` nodes."""
+        size = 2 * self._nodes.shape[0] + chunk
+        nodes, stats, ext = np.zeros((size, NODE_INTS), np.int32), np.zeros((size, 2)), np.full((size, 2), -1, np.int64)
+        for new, old in ((nodes, self._nodes), (stats, self._stats), (ext, self._ext)):
+            new[:n_nodes] = old[:n_nodes]
+        self._nodes, self._stats, self._ext = nodes, stats, ext
 
-        ``init(nodes, stats)`` fills the root (node 0) and returns its legal count;
-        ``search(nodes, stats, n_nodes, simulations)`` runs up to that many simulations
-        and returns ``(n_nodes, simulations run)``; ``answer(nodes, stats)``, if given,
-        returns ``(action, visits, value sum)`` instead of the root's most visited child
-        (the GDL agent's simultaneous roots keep per-role statistics). Sets `last_search`."""
+    def __call__(self, state, role: str | None = None) -> int:
+        board, aux, T, W, who, n_legal, forced = self._root(state, role)
+        if forced is not None:
+            return forced
+        game, c, cap, kind = self.game, self.c, self.max_rollout, self._value
+        max_legal, n_roles = max(self.spec.max_legal, 1), self.spec.num_roles
         start = time.perf_counter()
+        too_many = f"{self.spec.name}: more than {MAX_JOINT} joint moves at one state: too many to number"
+
+        def search(n_nodes: int, simulations: int) -> tuple[int, int]:
+            n_nodes, ran, code, self._n_edges, self._eint, self._estat = _search(
+                game, board, aux, T, W, self._nodes, self._stats, self._ext, self._eint, self._estat, self._n_edges,
+                n_nodes, simulations, c, self._seed(), cap, kind, max_legal, n_roles,
+            )  # fmt: skip
+            if code == TOO_MANY_JOINT:
+                raise ValueError(too_many)
+            if code != 0:
+                raise ValueError(protocol_error(self.spec, code))
+            return n_nodes, ran
+
+        self._tables(self.simulations + 1 if self.seconds is None else 4096)
+        rl, counts = np.zeros((n_roles, max_legal), np.int32), np.zeros(n_roles, np.int64)
+        if who >= 0:  # the work area is at the root (``_root()`` ran ``status`` there)
+            for r in range(n_roles):
+                counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
+        n_root = SIMULTANEOUS if who >= 0 else n_legal
+        self._n_edges, self._eint, self._estat = _init_tree(
+            self._nodes, self._stats, self._ext, self._eint, self._estat, n_root, rl, counts, self._seed()
+        )
+        if self._n_edges < 0:
+            raise ValueError(too_many)
         if self.seconds is None:
-            nodes, stats = self._tables(self.simulations + 1)
-            n_legal = init(nodes, stats)
-            if n_legal == 0:
-                raise ValueError("no legal action: the game is over")
-            n_nodes, done = search(nodes, stats, 1, self.simulations)
+            n_nodes, done = search(1, self.simulations)
         else:
-            nodes, stats = self._tables(4096)
-            n_legal = init(nodes, stats)
-            if n_legal == 0:
-                raise ValueError("no legal action: the game is over")
             deadline = start + self.seconds
             n_nodes, done, chunk = 1, 0, 8
             while True:
                 t0 = time.perf_counter()
-                if n_nodes + chunk > nodes.shape[0]:  # grow the tables, keeping the tree
-                    if nodes.shape[0] > MAX_SIMULATIONS:  # memory is bounded too: stop early
+                if n_nodes + chunk > self._nodes.shape[0]:  # grow the tables, keeping the tree
+                    if self._nodes.shape[0] > MAX_SIMULATIONS:  # memory is bounded too: stop early
                         break
-                    grown_nodes = np.zeros((2 * nodes.shape[0] + chunk, NODE_INTS), np.int32)
-                    grown_stats = np.zeros((grown_nodes.shape[0], 2), np.float64)
-                    grown_nodes[:n_nodes], grown_stats[:n_nodes] = nodes[:n_nodes], stats[:n_nodes]
-                    self._nodes, self._stats = nodes, stats = grown_nodes, grown_stats
-                n_nodes, ran = search(nodes, stats, n_nodes, chunk)
+                    self._grow(n_nodes, chunk)
+                n_nodes, ran = search(n_nodes, chunk)
                 done += ran
                 now = time.perf_counter()
                 if now >= deadline:
@@ -293,11 +574,16 @@ class UCTBudget:
                 per_sim = (now - t0) / max(ran, 1)
                 # chunks of about 10 ms, never past the deadline
                 chunk = int(max(1, min((deadline - now) / per_sim, 0.01 / per_sim)))
-        if answer is None:
-            best = _best_child(nodes, stats)
-            action, visits, total = int(nodes[best, ACTION]), stats[best, 0], stats[best, 1]
-        else:
-            action, visits, total = answer(nodes, stats)
+        if who < 0:
+            best = _best_child(self._nodes, self._stats)
+            action, visits, total = int(self._nodes[best, ACTION]), self._stats[best, 0], self._stats[best, 1]
+        else:  # the most visited move of role ``who`` at the simultaneous root (ties: the higher value)
+            o = int(self._ext[0, BLOCK])
+            counts = self._eint[o : o + n_roles]
+            at = o + n_roles + int(counts[:who].sum())
+            edges = self._estat[at : at + int(counts[who])]
+            j = max(range(len(edges)), key=lambda m: (edges[m, 0], edges[m, 1]))
+            action, visits, total = int(self._eint[at + j]), edges[j, 0], edges[j, 1]
         self.last_search = {
             "simulations": int(done),
             "seconds": time.perf_counter() - start,
@@ -309,55 +595,5 @@ class UCTBudget:
         return action
 
 
-class MCTSAgent(UCTBudget, _StateAgent):
-    """UCT with random rollouts on env ``env_name``'s rules kernel; called with a state ``(board, aux)``.
-
-    Args:
-        env_name: the env whose states it is given (a key of ``ggpzoo.envs.ENVS``).
-        simulations: the budget in simulations per move (default 1000 when ``seconds``
-            is not given).
-        seconds: the budget in wall-clock seconds per move instead (not reproducible).
-        c: the UCT exploration constant, on values in [0, 1] (default 0.5).
-        seed: seeds the rollouts and the expansion order; with a ``simulations`` budget,
-            the same seed and states give the same moves.
-        max_rollout: a rollout longer than this many actions is scored with the goals of
-            the state where it stops (every game here ends well before the default).
-        value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
-            or ``"goal"`` (see the module docstring).
-
-    After each call, `last_search` holds ``simulations``, ``seconds``, ``nodes``,
-    ``visits`` and ``value`` (the chosen child's visits and mean value for the mover).
-
-    >>> from ggpzoo.envs import skirmish_endgame_v0
-    >>> env = skirmish_endgame_v0.raw_env(); env.reset()
-    >>> agent = MCTSAgent("skirmish_endgame_v0", simulations=50, seed=0)
-    >>> int(agent(env.get_state())) in env.legal_actions()
-    True
-    """
-
-    name = "mcts"
-
-    def __init__(
-        self,
-        env_name: str,
-        simulations: int | None = None,
-        seconds: float | None = None,
-        c: float = 0.5,
-        seed: int | None = None,
-        max_rollout: int = 100_000,
-        value: str = "outcome",
-    ):
-        super().__init__(env_name, seed)
-        self._settings(simulations, seconds, c, max_rollout, value)
-
-    def __call__(self, state) -> int:
-        board, aux = self._checked(state)
-        game, c, cap, kind = self.game, self.c, self.max_rollout, self._value
-
-        def init(nodes, stats):
-            return _init_tree(game, board, aux, nodes, stats, self._seed())
-
-        def search(nodes, stats, n_nodes, simulations):
-            return _search(game, board, aux, nodes, stats, n_nodes, simulations, c, self._seed(), cap, kind)
-
-        return self._run(init, search)
+def _number(x) -> bool:
+    return not isinstance(x, (bool, np.bool_)) and isinstance(x, (int, float, np.integer, np.floating))

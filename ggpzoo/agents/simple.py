@@ -1,11 +1,11 @@
-"""Baseline agents: uniformly random, and greedy one-ply lookahead on the goals."""
+"""Baseline agents: uniformly random, and greedy one-ply lookahead on the goals (every game)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.agents.base import Agent, _StateAgent, seeded_rng
-from ggpzoo.engine.policies import greedy_action
+from ggpzoo.agents.base import Agent, _ProtocolAgent, protocol_error, seeded_rng
+from ggpzoo.engine.policies import greedy_move
 from ggpzoo.utils import sample_action
 
 __all__ = ["RandomAgent", "GreedyAgent"]
@@ -37,14 +37,18 @@ class RandomAgent(Agent):
         return sample_action(np.asarray(mask), self.rng)
 
 
-class GreedyAgent(_StateAgent):
-    """One ply: the action that leaves the best ``own goal - opponent's goal``, random
-    tie-break; an action that ends the game ahead beats any other, one that ends it behind
-    loses to any other (see `greedy_action()`).
+class GreedyAgent(_ProtocolAgent):
+    """One ply on the goals, for every game: the action that leaves the best ``own goal -
+    best other role's goal``, random tie-break; an action that ends the game ahead beats
+    any other, one that ends it behind loses to any other (`ggpzoo.engine.policies.greedy_move()`).
+    Where several roles choose at once (a GDL sheet's simultaneous moves), an action counts
+    its worst result over the other roles' replies.
 
-    Where goals only move at the end (Amazons, Amazons split, Mad Bishops) this is random
-    play that takes an immediate win and avoids an immediate loss; in Skirmish it captures.
-    Called with a state ``(board, aux)`` of env ``env_name`` (e.g. ``env.unwrapped.get_state()``).
+    Where goals only move at the end (Amazons, Amazons split, Mad Bishops, most GDL sheets)
+    this is random play that takes an immediate win and avoids an immediate loss; in
+    Skirmish it captures. Called as ``agent(state, role=None)`` with a state of game
+    ``env_name`` (``env.unwrapped.get_state()``), or ``agent.act(env)``, as
+    [`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent].
 
     >>> from ggpzoo.envs.skirmish import kernel as K
     >>> board, aux = K.from_string('''
@@ -63,9 +67,13 @@ class GreedyAgent(_StateAgent):
 
     name = "greedy"
 
-    def __call__(self, state) -> int:
-        board, aux = self._checked(state)
-        a = greedy_action(self.game, board, aux, self._seed())
-        if a < 0:
-            raise ValueError("no legal action: the game is over")
+    def __call__(self, state, role: str | None = None) -> int:
+        board, aux, T, W, who, _n, forced = self._root(state, role)
+        if forced is not None:
+            return forced
+        who = who if who >= 0 else int(aux[0])
+        s = self.spec
+        a, code = greedy_move(self.game, board, aux, T, W, who, self._seed(), max(s.max_legal, 1), s.num_roles)
+        if code < 0:
+            raise ValueError(protocol_error(s, code))
         return int(a)

@@ -27,7 +27,7 @@ SPEC_HELP = (
 )
 
 GDL_SPEC_HELP = (
-    "random | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
+    "random | greedy | mcts | mcts:SIMULATIONS (e.g. mcts:200) | mcts:SECONDSs (e.g. mcts:0.5s) "
     "| az:PATH.json | az:PATH.json:SIMULATIONS (a network from python -m ggpzoo.training.az --env gdl:SHEET) "
     "| ab | ab:SECONDSs | ab:dDEPTH (alpha-beta, two roles taking turns) "
     "| ggp:HOST:PORT (a player over the GGP protocol)"
@@ -43,10 +43,10 @@ class AgentSpecError(ValueError):
 def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for env ``env_name``; its ``name`` is ``spec``.
 
-    ``env_name`` may name a GDL game (``"gdl:tictactoe"``, or a loaded
-    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]): then ``random``, ``mcts`` / ``mcts:N`` / ``mcts:Ss``
-    ([`GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]) and ``az:PATH.json[:N]``
-    ([`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent], as for every game) are the agents.
+    ``env_name`` is an env name (``"skirmish_v0"``, ``"gdl:tictactoe"``), a spec, or a loaded
+    [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]; ``random``, ``greedy``, ``mcts`` / ``mcts:N`` /
+    ``mcts:Ss`` ([`MCTSAgent`][ggpzoo.agents.MCTSAgent]) and ``ab`` / ``ab:Ss`` / ``ab:dN``
+    ([`AlphaBetaAgent`][ggpzoo.agents.alphabeta.AlphaBetaAgent], two roles taking turns) play every game.
 
     >>> make_agent("mcts:200", "skirmish_v0").simulations
     200
@@ -57,40 +57,29 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
     """
     from ggpzoo.agents.mcts import MCTSAgent
     from ggpzoo.agents.simple import GreedyAgent, RandomAgent
-    from ggpzoo.gdl.spec import gdl_game
+    from ggpzoo.envs import spec as env_spec
 
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec is a string such as 'random' or 'mcts:200', got {spec!r:.60}")
     text = spec.strip()
     kind, _, arg = text.partition(":")
-    mcts = MCTSAgent
-    game = gdl_game(env_name)
-    if game is None:
-        from ggpzoo.envs import spec as env_spec
-
-        try:
-            env_spec(env_name)  # a name no env has fails here, whatever the agent
-        except ValueError as e:
-            raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
-    label = env_name if game is None else f"gdl_{game.name}"  # for the examples in messages
-    if game is not None:
-        from ggpzoo.agents.gdl_mcts import GDLMCTSAgent
-
-        mcts, env_name = GDLMCTSAgent, game  # the same specs, searching the GDL game's network
-        if text != "random" and kind not in ("mcts", "az", "ab", "ggp"):
-            raise AgentSpecError(f"bad agent {spec!r}: a GDL game takes {GDL_SPEC_HELP}")
+    try:
+        game = env_spec(env_name)  # a name no env has fails here, whatever the agent
+    except ValueError as e:
+        raise AgentSpecError(f"bad agent {spec!r}: {e}") from None
+    label = game.label  # for the examples in messages
     try:
         if text == "random":
             agent = RandomAgent(seed)
         elif text == "greedy":
-            agent = GreedyAgent(env_name, seed)
+            agent = GreedyAgent(game, seed)
         elif kind == "mcts":
             if not arg:
-                agent = mcts(env_name, seed=seed)
+                agent = MCTSAgent(game, seed=seed)
             elif re.fullmatch(r"\d+", arg) and int(arg) > 0:
-                agent = mcts(env_name, simulations=int(arg), seed=seed)
+                agent = MCTSAgent(game, simulations=int(arg), seed=seed)
             elif arg.endswith("s"):
-                agent = mcts(env_name, seconds=_seconds(arg, "mcts:0.5s"), seed=seed)
+                agent = MCTSAgent(game, seconds=_seconds(arg, "mcts:0.5s"), seed=seed)
             else:
                 raise AgentSpecError("the MCTS budget is a number of simulations (mcts:200) or of seconds (mcts:0.5s)")
         elif kind == "ggp":
@@ -101,28 +90,26 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
             from ggpzoo.agents.alphabeta import MAX_DEPTH, AlphaBetaAgent
 
             if not arg:
-                agent = AlphaBetaAgent(env_name, seed=seed)
+                agent = AlphaBetaAgent(game, seed=seed)
             elif arg.startswith("d"):
                 if not (re.fullmatch(r"d\d+", arg) and 1 <= int(arg[1:]) <= MAX_DEPTH):
                     raise AgentSpecError(f"the alpha-beta depth is a number of plies in 1..{MAX_DEPTH} (ab:d4)")
-                agent = AlphaBetaAgent(env_name, depth=int(arg[1:]), seed=seed)
+                agent = AlphaBetaAgent(game, depth=int(arg[1:]), seed=seed)
             else:
-                agent = AlphaBetaAgent(env_name, seconds=_seconds(arg, "ab:0.25s"), seed=seed)
+                agent = AlphaBetaAgent(game, seconds=_seconds(arg, "ab:0.25s"), seed=seed)
         elif kind == "baseline":
             from ggpzoo.baselines import available, baseline_path
-            from ggpzoo.envs import spec as env_spec
 
             seconds = _seconds(arg, "baseline:0.25s") if arg.endswith("s") else None
             simulations = 0 if seconds else _simulations(arg, "baseline:32")
-            s = env_spec(env_name)
-            path = baseline_path(s.label)
+            path = baseline_path(game.label)
             if path is None:
                 shipped = ", ".join(available()) or "none yet"
                 raise AgentSpecError(
-                    f"no baseline network is shipped for {s.name} (shipped: {shipped}); train one with "
-                    f"`{TRAIN_HINT.format(env=s.name, label=s.label)}` and play it as az:runs/az/{s.label}/model.json"
+                    f"no baseline network is shipped for {game.name} (shipped: {shipped}); train one with "
+                    f"`{TRAIN_HINT.format(env=game.name, label=label)}` and play it as az:runs/az/{label}/model.json"
                 )
-            agent = _az_agent(path, env_name, simulations, seed, seconds)
+            agent = _az_agent(path, game, simulations, seed, seconds)
         elif kind == "az":
             path, simulations = arg, 0
             head, sep, tail = arg.rpartition(":")
@@ -132,7 +119,7 @@ def make_agent(spec: str, env_name, seed: int | None = None) -> Agent:
                 raise AgentSpecError(f"give the network's description, e.g. az:runs/az/{label}/model.json")
             if not os.path.isfile(path):
                 raise AgentSpecError(f"no such model file: {path}")
-            agent = _az_agent(path, env_name, simulations, seed)
+            agent = _az_agent(path, game, simulations, seed)
         elif kind == "sb3" or text.endswith((".zip", ".json")):
             from ggpzoo.agents.sb3 import SB3Agent
 

@@ -1,5 +1,7 @@
 """Built-in policies inside numba, on any kernel through the dispatch: random and greedy.
 
+`greedy_move()` plays on the game protocol, so it takes every game (the greedy agent's).
+
 The batched engine calls them on the legal list it already holds (nothing is generated
 twice); the scratch arrays a greedy choice plays on are passed in, so that no loop over
 games allocates.
@@ -10,11 +12,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ggpzoo.engine.dispatch import MAX_LEGAL, apply, goals, is_terminal, legal_actions
+from ggpzoo.engine.dispatch import (
+    OVER,
+    SIMULTANEOUS,
+    apply,
+    goals,
+    is_terminal,
+    role_legal,
+    status,
+    step,
+    step_joint,
+)
 from ggpzoo.engine.rng import next_random
 from ggpzoo.envs.gamespec import ROLE
 
-__all__ = ["greedy_choice", "greedy_action"]
+__all__ = ["greedy_choice", "greedy_move", "MAX_REPLIES"]
 
 
 @njit(cache=True)
@@ -52,13 +64,107 @@ def greedy_choice(game, board, aux, legal, n, s, b, x):
     return s, choice
 
 
+# ----------------------------------------------------------------------------- on the game protocol
+# Replies of the other roles a greedy move is scored against where several roles choose at
+# once: all of them when they are at most this many, else this many drawn at random.
+MAX_REPLIES = 256
+
+
 @njit(cache=True)
-def greedy_action(game, board, aux, seed):
-    """`greedy_choice()` in one state, generating its legal list; -1 if the game is over."""
-    if is_terminal(game, board, aux):
-        return -1
-    legal = np.empty(MAX_LEGAL, np.int32)
-    n = legal_actions(game, board, aux, legal)
+def _score_after(game, b, x, T, W, legal, g, who):
+    """The greedy score of the state ``(b, x)`` for role ``who`` (after ``status`` there): its
+    goal less the best other role's, 1000 more if the game is over with it ahead, 1000 less
+    if behind. Returns (score, error code or 0)."""
+    code = status(game, b, x, T, W, legal, g)
+    if code < SIMULTANEOUS:
+        return 0, code
+    best_other = 0
+    first = True
+    for r in range(g.shape[0]):
+        if r != who and (first or g[r] > best_other):
+            best_other = g[r]
+            first = False
+    score = g[who] - best_other
+    if score != 0 and code == OVER:
+        score += 1000 if score > 0 else -1000
+    return score, 0
+
+
+@njit(cache=True)
+def greedy_move(game, board, aux, T, W, who, seed, max_legal, n_roles):
+    """One ply on the goals for role ``who`` at ``(board, aux)``, on the game protocol: the
+    legal action with the best score after it (its goal less the best other role's, an
+    action that ends the game ahead beating any other, one that ends it behind losing to
+    any other), ties at random. Where several roles choose at once, an action's score is its
+    worst over the other roles' replies (all of them, or `MAX_REPLIES` drawn at random).
+
+    Returns ``(action, 0)``; ``(-1, 0)`` when ``who`` has no legal action; ``(-1, code)`` for
+    an error code of the protocol. For a hand-written game, the choice of
+    `greedy_choice()` with the same seed."""
+    legal = np.empty(max_legal, np.int32)
+    g = np.zeros(n_roles, np.int32)
+    b = board.copy()
+    x = aux.copy()
+    code = status(game, b, x, T, W, legal, g)
+    if code < SIMULTANEOUS:
+        return -1, code
     s = np.uint64(seed) | np.uint64(1)
-    s, a = greedy_choice(game, board, aux, legal, n, s, board.copy(), aux.copy())
-    return a
+    simultaneous = code == SIMULTANEOUS
+    rl = np.empty((n_roles, max_legal), np.int32)
+    counts = np.zeros(n_roles, np.int64)
+    replies = np.int64(1)
+    if simultaneous:
+        for r in range(n_roles):
+            counts[r] = role_legal(game, b, x, T, W, r, rl[r])
+            if r != who:
+                replies = min(replies * max(counts[r], 1), np.int64(1) << 40)
+        n = counts[who]
+        own = rl[who, :n].copy()
+    else:
+        if who != x[0]:
+            return -1, 0
+        n = code
+        own = legal[:n].copy()
+    if n <= 0:
+        return -1, 0
+    ids = np.zeros(n_roles, np.int32)
+    tries = min(replies, MAX_REPLIES)
+    best = -1_000_000
+    ties = 0
+    choice = own[0]
+    for j in range(n):
+        worst = 1_000_000
+        for t in range(tries):
+            b[:] = board
+            x[:] = aux
+            status(game, b, x, T, W, legal, g)  # a sheet's work area back at the state
+            if simultaneous:
+                k = np.int64(t)
+                for r in range(n_roles):
+                    if r == who:
+                        ids[r] = own[j]
+                        continue
+                    if replies > MAX_REPLIES:
+                        s, v = next_random(s)
+                        i = np.int64((v * np.uint64(counts[r])) >> np.uint64(32))
+                    else:
+                        i = k % counts[r]
+                        k //= counts[r]
+                    ids[r] = rl[r, i]
+                err = step_joint(game, b, x, T, W, ids)
+            else:
+                err = step(game, b, x, T, W, own[j])
+            if err < 0:
+                return -1, err
+            score, err = _score_after(game, b, x, T, W, legal, g, who)
+            if err < 0:
+                return -1, err
+            worst = min(worst, score)
+        if worst > best:
+            best, ties, choice = worst, 1, own[j]
+        elif worst == best:
+            ties += 1  # reservoir sampling: a uniform choice among the ties
+            s, r = next_random(s)
+            if np.int64((r * np.uint64(ties)) >> np.uint64(32)) == 0:
+                choice = own[j]
+    return choice, 0

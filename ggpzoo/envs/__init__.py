@@ -32,19 +32,27 @@ ENVS = {name: s.env_module for name, s in SPECS.items()}
 
 def spec(name: str):
     """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of env ``name``, also for ``gdl:SHEET`` (a sheet shipped in
-    ``ggpzoo/gdl/games/`` or a ``.kif`` path); ValueError naming the known envs otherwise. A spec
-    is returned as it is, and a loaded GDL game ([`ggpzoo.gdl.Game`][ggpzoo.gdl.Game]) gives its spec."""
+    ``ggpzoo/gdl/games/`` or a ``.kif`` path); ValueError naming the known envs otherwise.
+    A spec is its own spec, and a loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] has one."""
     try:
         return SPECS[name]
     except (KeyError, TypeError):
         pass
     if isinstance(name, GameSpec):
         return name
-    if isinstance(name, str) and name.startswith("gdl:") or type(name).__module__ == "ggpzoo.gdl.game":
+    if isinstance(name, str) and name.startswith("gdl:") or _is_loaded_game(name):
         from ggpzoo.gdl.spec import gdl_spec
 
         return gdl_spec(name)
     raise ValueError(f"unknown environment {name!r}; known: {', '.join(SPECS)}, or gdl:SHEET (a GDL game)") from None
+
+
+def _is_loaded_game(x) -> bool:
+    """Whether ``x`` is a loaded GDL game (none can exist before ``ggpzoo.gdl.game`` is imported)."""
+    import sys
+
+    module = sys.modules.get("ggpzoo.gdl.game")
+    return module is not None and isinstance(x, module.Game)
 
 
 def registry_id(name: str) -> str:

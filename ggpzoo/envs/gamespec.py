@@ -306,7 +306,13 @@ class GameSpec:
         """``state`` as fresh, contiguous ``(int8 board, int32 aux)`` arrays of this game, or a
         ValueError naming the first problem
         ([`ggpzoo.envs.state_check.checked_state()`][ggpzoo.envs.state_check.checked_state]:
-        types and shapes, then the kernel's own ``check_state`` of the position)."""
+        types and shapes, then the kernel's own ``check_state`` of the position). A GDL game's
+        state may also be its env's ``get_state()`` or the fluents that hold
+        ([`ggpzoo.gdl.states.protocol_state()`][ggpzoo.gdl.states.protocol_state])."""
+        if self.game is not None:
+            from ggpzoo.gdl.states import protocol_state
+
+            return protocol_state(self.game, state)
         from ggpzoo.envs.state_check import checked_state
 
         return checked_state(state, self.kernel, self.variant, self.name)

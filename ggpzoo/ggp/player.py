@@ -422,7 +422,7 @@ class GGPPlayer:
             m.log["backend_reason"] += "; " + m.compile_error
             log.info("match %s: stays on the exact path: %s", m.id_text, m.compile_error)
         elif m.machine.backend == "exact" and m.compiled is not None:
-            from ggpzoo.agents.gdl_mcts import state_from_fluents
+            from ggpzoo.gdl.states import state_from_fluents
 
             try:
                 state = state_from_fluents(m.compiled, m.state)

@@ -214,6 +214,18 @@ def goals(board, aux):
     return 100, 0
 
 
+@njit(cache=True)
+def terminal_goals(board, aux):
+    """``(is_terminal, white's goal, black's goal)``: `is_terminal()` and `goals()` together,
+    each side's queen mobility tested once (the game protocol's ``status`` asks for both)."""
+    if aux[VARIANT] == AMAZONS:
+        white = has_queen_move(board, WHITE)
+        black = has_queen_move(board, BLACK)
+        return not white or not black, 0 if black else 100, 0 if white else 100
+    g = goals(board, aux)
+    return is_terminal(board, aux), g[0], g[1]
+
+
 # ----------------------------------------------------------------------------- heuristic (no rule)
 @njit(cache=True)
 def mobility(board):

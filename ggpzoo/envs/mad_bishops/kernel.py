@@ -212,6 +212,18 @@ def goals(board, aux):
     return white, black
 
 
+@njit(cache=True)
+def terminal_goals(board, aux):
+    """``(is_terminal, white's goal, black's goal)`` in one pass over the board: `is_terminal()`
+    and `goals()` together (the game protocol's ``status`` asks for both at every step)."""
+    seen = 0  # bit (2 * parity + role), as in is_terminal: white's bits are 0 and 2, black's 1 and 3
+    for c in range(N):
+        v = board[c]
+        if v != EMPTY:
+            seen |= 1 << (2 * ((c // W + c % W) & 1) + v - 1)
+    return (seen & 3) != 3 and (seen & 12) != 12, 100 if seen & 5 else 0, 100 if seen & 10 else 0
+
+
 # ----------------------------------------------------------------------------- reach (no rule)
 @njit(cache=True)
 def material_balance(board, aux):

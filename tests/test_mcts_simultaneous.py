@@ -1,5 +1,5 @@
-"""Decoupled UCT in the GDL MCTS agent (ggpzoo.agents.gdl_mcts): states where several roles
-choose at once. The agent avoids a dominated move and beats random play at rock-paper-scissors
+"""Decoupled UCT in the MCTS agent (ggpzoo.agents.mcts): states of a GDL sheet where several
+roles choose at once. The agent avoids a dominated move and beats random play at rock-paper-scissors
 with a fold (the shipped ``rps_fold``); its trees, replayed move by move with the machine, index
 each child by its joint move and add up (each role's move visits sum to the node's); the edge
 tables grow without changing the search; a role does not see the other's pending choice in the
@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from ggpzoo import gdl
-from ggpzoo.agents import GDLMCTSAgent, make_agent
-from ggpzoo.agents.gdl_mcts import BLOCK, JOINT, _duct_credit, state_from_fluents
-from ggpzoo.agents.mcts import ACTION, CHILDREN, FIRST, MOVER, PARENT, SIBLING, TERMINAL
+from ggpzoo.agents import MCTSAgent, make_agent
+from ggpzoo.agents.mcts import ACTION, BLOCK, CHILDREN, FIRST, JOINT, MOVER, PARENT, SIBLING, TERMINAL, _duct_credit
 from ggpzoo.gdl.propnet import CompiledMachine
+from ggpzoo.gdl.states import state_from_fluents
 from ggpzoo.tools.arena import round_robin
 from ggpzoo.tools.cli import main
 
@@ -114,12 +114,12 @@ def throw(role, action):
 
 def root_edges(agent, role):
     """The root's statistics of ``role``: {move text: (visits, value sum)}."""
-    roles = agent.roles
+    roles = list(agent.spec.agents)
     o = int(agent._ext[0, BLOCK])
     counts = agent._eint[o : o + len(roles)]
     r = roles.index(role)
     at = o + len(roles) + int(counts[:r].sum())
-    env = gdl.raw_env(agent.game)
+    env = agent.spec.raw_env()
     return {
         env.action_to_term(int(agent._eint[at + j]), role=role): tuple(agent._estat[at + j])
         for j in range(int(counts[r]))
@@ -147,8 +147,8 @@ def check_tree(agent, state) -> tuple[int, int]:
     those of the children whose joint move has it; the two roles' values add up to those
     visits (outcome values of a two-role game sum to 1). Every node of the table is reached."""
     nodes, stats, ext, eint, estat = agent._nodes, agent._stats, agent._ext, agent._eint, agent._estat
-    n_roles = len(agent.roles)
-    machine = CompiledMachine(agent.game)
+    n_roles = agent.spec.num_roles
+    machine = CompiledMachine(agent.spec.game)
     seen, simultaneous, turns = 0, 0, 0
     todo = [(0, state)]
     while todo:
@@ -216,7 +216,7 @@ def test_avoids_the_dominated_move():
     opening = g.propnet().init
     for seed in range(10):
         for role in ("left", "right"):
-            agent = GDLMCTSAgent(g, simulations=300, seed=seed)
+            agent = MCTSAgent(g, simulations=300, seed=seed)
             assert throw(role, agent(opening, role=role)) != "fold"
             edges = root_edges(agent, role)
             assert sum(v for v, _ in edges.values()) == 300  # every simulation chose a move for each role
@@ -224,7 +224,7 @@ def test_avoids_the_dominated_move():
             assert agent.last_search["visits"] == max(v for v, _ in edges.values())
     # the last round, all square: folding loses (unless the other folds too)
     for seed in range(10):
-        agent = GDLMCTSAgent(g, simulations=300, seed=seed)
+        agent = MCTSAgent(g, simulations=300, seed=seed)
         assert throw("right", agent(rps_state(2, 1, 1), role="right")) != "fold"
         assert root_edges(agent, "right")["fold"][1] / root_edges(agent, "right")["fold"][0] < 0.2
 
@@ -254,7 +254,7 @@ def test_does_not_see_the_other_roles_pending_choice():
     """The AEC env asks left, then right, and plays the joint move when both have chosen;
     get_state() is the state before it, so right's search is the same whatever left chose."""
     g = game("rps_fold")
-    expected = GDLMCTSAgent(g, simulations=200, seed=3)
+    expected = MCTSAgent(g, simulations=200, seed=3)
     move = expected(g.propnet().init, role="right")
     seen = set()
     for left in ("rock", "fold", "scissors"):
@@ -262,7 +262,7 @@ def test_does_not_see_the_other_roles_pending_choice():
         env.reset()
         env.step(env.term_to_action(left))
         assert env.agent_selection == "right" and np.array_equal(env.get_state(), g.propnet().init)
-        agent = GDLMCTSAgent(g, simulations=200, seed=3)
+        agent = MCTSAgent(g, simulations=200, seed=3)
         assert agent.act(env) == move
         assert root_edges(agent, "right") == root_edges(expected, "right")
         seen.add(throw("left", env.term_to_action(left)))
@@ -272,7 +272,7 @@ def test_does_not_see_the_other_roles_pending_choice():
 def test_roles_at_a_simultaneous_state():
     g = game("rps3")
     start = g.propnet().init
-    agent = GDLMCTSAgent(g, simulations=100, seed=0)
+    agent = MCTSAgent(g, simulations=100, seed=0)
     with pytest.raises(ValueError, match="roles left, right choose a move at the same time here: pass role="):
         agent(start)
     env = gdl.raw_env(g)
@@ -288,7 +288,7 @@ def test_roles_at_a_simultaneous_state():
 def test_tree_children_by_joint_move_and_visit_counts():
     g = game("cards")
     start = g.propnet().init
-    agent = GDLMCTSAgent(g, simulations=3000, seed=0)
+    agent = MCTSAgent(g, simulations=3000, seed=0)
     move = agent(start, role="left")
     assert gdl.raw_env(g).action_to_term(move, role="left").startswith("(play ")
     simultaneous, turns = check_tree(agent, start)
@@ -299,7 +299,7 @@ def test_tree_children_by_joint_move_and_visit_counts():
     # right's cards beat left's: the search finds that right is winning
     assert sum(s for _, s in edges.values()) / 3000 > 0.7
     # the same tree from right's side: same seed, same search, right's answer
-    other = GDLMCTSAgent(g, simulations=3000, seed=0)
+    other = MCTSAgent(g, simulations=3000, seed=0)
     answer = gdl.raw_env(g).action_to_term(other(start, role="right"), role="right")
     assert edges[answer][0] == max(v for v, _ in edges.values())
     n = agent.last_search["nodes"]
@@ -309,7 +309,7 @@ def test_tree_children_by_joint_move_and_visit_counts():
 def test_tree_through_turns_and_simultaneous_moves():
     g = game("mixed")
     start = g.propnet().init
-    agent = GDLMCTSAgent(g, simulations=400, seed=1)
+    agent = MCTSAgent(g, simulations=400, seed=1)
     agent(start)
     simultaneous, turns = check_tree(agent, start)
     # left's two sides, each a simultaneous node; below, right's last choices (decoupled UCT
@@ -318,7 +318,7 @@ def test_tree_through_turns_and_simultaneous_moves():
     assert agent.last_search["nodes"] <= 1 + 2 + 8 + 16  # the whole tree at most
     # from the simultaneous state: a simultaneous root, turn nodes below
     phase2 = state_from_fluents(g, ["(phase 2)"])
-    agent = GDLMCTSAgent(g, simulations=400, seed=1)
+    agent = MCTSAgent(g, simulations=400, seed=1)
     agent(phase2, role="right")
     simultaneous, turns = check_tree(agent, phase2)
     assert simultaneous == 1 and 2 <= turns <= 4
@@ -329,7 +329,7 @@ def test_tree_through_turns_and_simultaneous_moves():
 def test_seconds_budget_grows_the_tables_under_the_tree():
     g = game("cards")
     start = g.propnet().init
-    agent = GDLMCTSAgent(g, seconds=1.0, seed=0)
+    agent = MCTSAgent(g, seconds=1.0, seed=0)
     agent(start, role="left")
     assert agent.last_search["nodes"] > 4096  # past the first node table: grown during the search
     check_tree(agent, start)
@@ -338,8 +338,8 @@ def test_seconds_budget_grows_the_tables_under_the_tree():
 def test_edge_tables_grow_without_changing_the_search():
     g = game("cards")
     start = g.propnet().init
-    a = GDLMCTSAgent(g, simulations=2000, seed=5)
-    b = GDLMCTSAgent(g, simulations=2000, seed=5)
+    a = MCTSAgent(g, simulations=2000, seed=5)
+    b = MCTSAgent(g, simulations=2000, seed=5)
     b._eint, b._estat = np.zeros(1, np.int64), np.zeros((1, 2))  # grows from one entry, many times
     assert a(start, role="left") == b(start, role="left")
     n = a.last_search["nodes"]
