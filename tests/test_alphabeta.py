@@ -298,7 +298,7 @@ def test_good_specs():
 
 def test_bad_states():
     agent = AlphaBetaAgent("skirmish_v0", depth=1)
-    with pytest.raises(TypeError, match="takes a game state"):
+    with pytest.raises(ValueError, match="a state is a pair"):
         agent(np.zeros(3))
     board, aux = SK.new_state()
     aux[SK.STEP] = SK.LIMIT[0]

@@ -70,7 +70,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ggpzoo.agents.base import MAX_SECONDS, Agent, seeded_rng
-from ggpzoo.engine.dispatch import NO_TABLES, OVER, PROPNET, SIMULTANEOUS, goals, is_terminal, kernel_id, status, step
+from ggpzoo.engine.dispatch import OVER, PROPNET, SIMULTANEOUS, goals, is_terminal, status, step
 from ggpzoo.envs.amazons import kernel as AM
 from ggpzoo.envs.mad_bishops import kernel as MB
 from ggpzoo.envs.propnet import kernel as PN
@@ -471,8 +471,6 @@ class AlphaBetaAgent(Agent):
         table_bits: int = 20,
         quiescence: int = 8,
     ):
-        from ggpzoo.gdl.spec import gdl_game
-
         if seconds is not None and depth is not None:
             raise ValueError("give the alpha-beta budget as seconds or as a depth, not both")
         if seconds is None and depth is None:
@@ -500,26 +498,15 @@ class AlphaBetaAgent(Agent):
         self.quiescence = int(quiescence)
         self.rng = seeded_rng(seed)
         self.name = f"ab:{self.seconds:g}s" if self.depth is None else f"ab:d{self.depth}"
-        self.gdl = gdl_game(env)
-        if self.gdl is not None:
-            if len(self.gdl.roles) != 2:
-                raise ValueError(
-                    f"alpha-beta plays two-role games; {self.gdl.name} has roles {', '.join(self.gdl.roles)}"
-                )
-            net = self.gdl.propnet()
-            self.game = PROPNET
-            self._net = net
-            self._T, self._W = net.tables, net.work()
-            cells, aux_size, max_legal, actions = len(net.fluents), PN.AUX_SIZE, max(net.max_legal, 1), net.max_legal
-            self.env_name = f"gdl:{self.gdl.name}"
-        else:
-            from ggpzoo.envs import spec
+        from ggpzoo.envs import spec as _spec
 
-            s = spec(env)
-            self.env_name, self.spec = env, s
-            self.game = kernel_id(s.kernel)
-            self._T = self._W = NO_TABLES
-            cells, aux_size, max_legal, actions = s.num_cells, s.aux_size, s.kernel.MAX_LEGAL, s.num_actions
+        s = _spec(env)  # an env name, a spec or a loaded GDL game
+        if s.num_roles != 2:
+            raise ValueError(f"alpha-beta plays two-role games; {s.name} has roles {', '.join(s.agents)}")
+        self.spec, self.env_name = s, s.name
+        self.game = s.kernel_id
+        self._T, self._W = s.tables, s.work()
+        cells, aux_size, max_legal, actions = s.board_size, s.aux_size, max(s.max_legal, 1), s.num_actions
         self._boards = np.zeros((MAX_PLY + 2, cells), np.int8)
         self._auxs = np.zeros((MAX_PLY + 2, aux_size), np.int32)
         self._legal = np.zeros((MAX_PLY + 1, max_legal), np.int32)
@@ -559,33 +546,14 @@ class AlphaBetaAgent(Agent):
             self.rng = seeded_rng(seed)
 
     def act(self, env) -> int:
-        if self.gdl is not None:
-            from ggpzoo.agents.gdl_mcts import env_state
-
-            state, _role = env_state(env, self.gdl, "AlphaBetaAgent")
-            return self(state)
         return self(env.unwrapped.get_state())
 
     def _root(self, state) -> None:
-        """``state`` checked, into ``boards[0]``, ``auxs[0]``."""
-        if self.gdl is not None:
-            from ggpzoo.agents.gdl_mcts import checked_state
-
-            self._boards[0] = checked_state(self.gdl, state, "AlphaBetaAgent")
-            self._auxs[0] = 0
-            if self._T is not self._net.tables:  # the network rebuilt its tables
-                self._T, self._W = self._net.tables, self._net.work()
-            PN.reset(self._T, self._W, self._boards[0].view(np.uint8))
-            return
-        from ggpzoo.envs.state_check import checked_state
-
-        if not isinstance(state, (tuple, list)) or len(state) != 2:
-            raise TypeError(
-                f"AlphaBetaAgent takes a game state (board, aux), e.g. env.unwrapped.get_state(); "
-                f"got {type(state).__name__}"
-            )
-        board, aux = checked_state(state, self.spec.kernel, self.spec.variant, self.env_name)
+        """``state`` checked (`GameSpec.check_state`), into ``boards[0]``, ``auxs[0]``."""
+        board, aux = self.spec.check_state(state)
         self._boards[0], self._auxs[0] = board, aux
+        if self.spec.tables is not self._T:  # a sheet's network rebuilt its tables
+            self._T, self._W = self.spec.tables, self.spec.work()
 
     def __call__(self, state) -> int:
         start = time.perf_counter()
@@ -645,6 +613,7 @@ class AlphaBetaAgent(Agent):
                 "alpha-beta needs turns: the search reached a state where several roles choose at once "
                 "(play this sheet with mcts, whose decoupled UCT searches such states)"
             )
-        from ggpzoo.gdl.syntax import GDLError
-
-        raise GDLError(f"the sheet's network failed during the search (code {code}: {PN.ERRORS.get(code + 10, '?')})")
+        raise ValueError(
+            f"{self.spec.name}: the sheet's network failed during the search "
+            f"(code {code}: {PN.ERRORS.get(code + 10, '?')})"
+        )
