@@ -70,15 +70,23 @@ import numpy as np
 from numba import njit, objmode
 
 from ggpzoo.agents.base import MAX_SECONDS, Agent, seeded_rng
-from ggpzoo.engine.dispatch import OVER, PROPNET, SIMULTANEOUS, goals, is_terminal, status, step
-from ggpzoo.envs.amazons import kernel as AM
-from ggpzoo.envs.mad_bishops import kernel as MB
+from ggpzoo.engine.dispatch import (
+    OVER,
+    PROPNET,
+    SIMULTANEOUS,
+    capture_key,
+    evaluation,
+    goals,
+    is_terminal,
+    quiescent,
+    status,
+    step,
+)
 from ggpzoo.envs.propnet import kernel as PN
-from ggpzoo.envs.skirmish import kernel as SK
 
 __all__ = ["AlphaBetaAgent", "MAX_DEPTH", "MAX_SECONDS", "WIN", "evaluate", "terminal_value"]
 
-AMAZONS, MAD_BISHOPS, SKIRMISH = 0, 1, 2  # the kernel ids of ggpzoo.engine.dispatch.KERNELS
+SCRATCH_CELLS = 128  # the evaluations' scratch rows: at least every kernel's cell count
 MAX_DEPTH = 32  # the deepest fixed-depth or iterative-deepening search, in plies
 MAX_QUIESCENCE = 16  # capture plies past the depth, at most
 MAX_PLY = MAX_DEPTH + MAX_QUIESCENCE + 1  # rows of the per-ply buffers
@@ -90,9 +98,6 @@ NODES, CHECK, ABORT, ERROR, GEN, QPLIES, SELDEPTH, HORIZON, BEST, ROOT_DONE, SAL
 CTL_SIZE = 11
 CHECK_EVERY = 128  # nodes between two looks at the clock
 MIN_TABLE_BITS, MAX_TABLE_BITS = 10, 26
-# Skirmish piece values, by type (EMPTY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING).
-PIECE_VALUE = np.array([0, 1, 3, 3, 5, 9, 3], np.int64)
-POW2 = np.array([2.0**-d for d in range(AM.QFAR + 1)])  # 2**-d for the Amazons distances
 
 
 @njit(cache=True)
@@ -127,120 +132,11 @@ def position_hash(game, board, aux):
 
 # ----------------------------------------------------------------------------- evaluations
 @njit(cache=True)
-def _king_distance(board, piece, dist, queue):
-    """``dist[c]`` = the fewest king steps a queen of ``piece`` needs to reach the empty cell
-    ``c`` over empty cells, ``QFAR`` where none can (as ``_queen_distance``)."""
-    dist[:] = AM.QFAR
-    tail = 0
-    for c in range(AM.N):
-        if board[c] == piece:
-            dist[c] = 0
-            queue[tail] = c
-            tail += 1
-    head = 0
-    while head < tail:
-        c = queue[head]
-        head += 1
-        for d in range(8):
-            if AM.RAY_LEN[c, d] > 0:
-                t = AM.RAY[c, d, 0]
-                if board[t] == AM.EMPTY and dist[t] > dist[c] + 1:
-                    dist[t] = dist[c] + 1
-                    queue[tail] = t
-                    tail += 1
-
-
-@njit(cache=True)
-def _amazons_white(board, aux, scratch):
-    """White's Amazons evaluation (see the module docstring)."""
-    qw, qb, kw, kb, queue = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
-    AM._queen_distance(board, AM.WHITE, qw, queue)
-    AM._queen_distance(board, AM.BLACK, qb, queue)
-    _king_distance(board, AM.WHITE, kw, queue)
-    _king_distance(board, AM.BLACK, kb, queue)
-    tempo = 0.2 if aux[AM.ROLE] == 0 else -0.2
-    far = AM.QFAR
-    t1 = t2 = c1 = c2 = w = 0.0
-    for c in range(AM.N):
-        if board[c] != AM.EMPTY:
-            continue
-        a, b = qw[c], qb[c]
-        if a < b:
-            t1 += 1.0
-        elif a > b:
-            t1 -= 1.0
-        elif a < far:
-            t1 += tempo
-        c1 += POW2[a] - POW2[b]
-        if a < far and b < far:
-            w += POW2[abs(a - b)]
-        a, b = kw[c], kb[c]
-        if a < b:
-            t2 += 1.0
-        elif a > b:
-            t2 -= 1.0
-        elif a < far:
-            t2 += tempo
-        if a < far or b < far:
-            c2 += min(1.0, max(-1.0, (b - a) / 6.0))
-    stage = min(w / 40.0, 1.0)  # 1 in the opening, 0 once no cell is contested
-    lens = queue[:8]
-    mob = 0.0
-    for c in range(AM.N):
-        v = board[c]
-        if v == AM.WHITE or v == AM.BLACK:
-            AM._reach(board, c, lens)
-            m = 0
-            for d in range(8):
-                m += lens[d]
-            mob += (-6.0 if v == AM.WHITE else 6.0) / (1.0 + m)
-    return (1.0 - 0.4 * stage) * t1 + 0.4 * stage * t2 + stage * (0.2 * c1 + 0.2 * c2 + mob)
-
-
-@njit(cache=True)
-def _skirmish_white(board, aux):
-    """White's Skirmish evaluation: captures and weighted material (module docstring)."""
-    material = 0
-    for c in range(SK.N):
-        v = board[c]
-        if v != SK.EMPTY and v != SK.HOLE:
-            value = PIECE_VALUE[SK.TYPE[v]]
-            material += value if SK.COLOR[v] == 0 else -value
-    limit = SK.LIMIT[aux[SK.VARIANT]]
-    left = max(limit - aux[SK.STEP], 0) / limit
-    captures = aux[SK.WHITE_CAPTURES] - aux[SK.BLACK_CAPTURES]
-    return 10.0 * captures + (0.3 + 0.7 * left) * material
-
-
-@njit(cache=True)
-def _mad_bishops_white(board, aux, aux_scratch, legal_scratch):
-    """White's Mad Bishops evaluation: 10 a piece and 0.1 a legal move (module docstring)."""
-    pieces = 0
-    for c in range(MB.N):
-        if board[c] == MB.WHITE:
-            pieces += 1
-        elif board[c] == MB.BLACK:
-            pieces -= 1
-    a = aux_scratch[: aux.shape[0]]
-    a[:] = aux
-    a[MB.ROLE] = 0
-    moves = MB.legal_actions(board, a, legal_scratch)
-    a[MB.ROLE] = 1
-    moves -= MB.legal_actions(board, a, legal_scratch)
-    return 10.0 * pieces + 0.1 * moves
-
-
-@njit(cache=True)
 def _evaluate(game, board, aux, goal, me, scratch, aux_scratch, legal_scratch):
     """The static value of a state that is not over for role ``me`` (0 or 1)."""
-    if game == AMAZONS:
-        v = _amazons_white(board, aux, scratch)
-    elif game == MAD_BISHOPS:
-        v = _mad_bishops_white(board, aux, aux_scratch, legal_scratch)
-    elif game == SKIRMISH:
-        v = _skirmish_white(board, aux)
-    else:
+    if game == PROPNET:
         return float(goal[me] - goal[1 - me])
+    v = evaluation(game, board, aux, scratch, aux_scratch, legal_scratch)
     return v if me == 0 else -v
 
 
@@ -260,7 +156,7 @@ def terminal_value(goal, me, ply):
 def evaluate(game, board, aux, goal, me) -> float:
     """`_evaluate()` from Python (for tests and study): the static value for role ``me`` of
     a state of kernel id ``game`` with goals ``goal``."""
-    scratch = np.zeros((5, AM.N), np.int64)
+    scratch = np.zeros((5, SCRATCH_CELLS), np.int64)
     return float(
         _evaluate(
             game, board, aux, np.asarray(goal, np.int64), me, scratch, np.zeros(8, np.int32), np.zeros(512, np.int32)
@@ -271,11 +167,7 @@ def evaluate(game, board, aux, goal, me) -> float:
 # ----------------------------------------------------------------------------- the search
 @njit(cache=True, inline="always")
 def _is_capture(game, board, action):
-    if game == SKIRMISH:
-        return board[action % SK.N] != SK.EMPTY
-    if game == MAD_BISHOPS:
-        return board[action % MB.N] != MB.EMPTY
-    return False
+    return game != PROPNET and capture_key(game, board, action) >= 0
 
 
 @njit(cache=True)
@@ -286,12 +178,8 @@ def _order(game, board, legal, n, keys, tt_move, killers, history, mover, ply, s
         a = legal[i]
         if a == tt_move:
             k = np.int64(1) << 50
-        elif game == SKIRMISH and board[a % SK.N] != SK.EMPTY:
-            victim = PIECE_VALUE[SK.TYPE[board[a % SK.N]]]
-            attacker = PIECE_VALUE[SK.TYPE[board[a // SK.N]]]
-            k = (np.int64(1) << 45) + victim * 16 - attacker
-        elif game == MAD_BISHOPS and board[a % MB.N] != MB.EMPTY:
-            k = np.int64(1) << 45
+        elif _is_capture(game, board, a):
+            k = (np.int64(1) << 45) + capture_key(game, board, a)
         elif a == killers[ply, 0]:
             k = np.int64(1) << 44
         elif a == killers[ply, 1]:
@@ -322,7 +210,7 @@ def _node(
             return 0.0
     if ply > ctl[SELDEPTH]:
         ctl[SELDEPTH] = ply
-    quiesce = game == SKIRMISH
+    quiesce = game != PROPNET and quiescent(game)
     if depth <= 0 and (not quiesce or qply <= 0 or ply >= MAX_PLY - 1):
         # a leaf: no legal list needed where the kernel answers "over?" on its own
         if game == PROPNET:
@@ -520,7 +408,7 @@ class AlphaBetaAgent(Agent):
         self._killers = np.full((MAX_PLY + 1, 2), -1, np.int32)
         self._history = np.zeros((2, max(actions, 1)), np.int64)
         self._ctl = np.zeros(CTL_SIZE, np.int64)
-        self._scratch = np.zeros((5, AM.N), np.int64)
+        self._scratch = np.zeros((5, SCRATCH_CELLS), np.int64)
         self._aux_scratch = np.zeros(8, np.int32)
         self._me = 0
         self._gen = 0

@@ -396,3 +396,36 @@ def playout(game, board, aux, T, W, n, legal, goals, rl, counts, ids, s, max_ste
         n = SIMULTANEOUS if aux[0] == SIMULTANEOUS else propnet.role_legal(T, W, board, aux, aux[0], legal)
     propnet.goals(T, W, goals)
     return s, 0
+
+
+# ----------------------------------------------------------------------------- a search's aids
+@njit(cache=True)
+def evaluation(game, board, aux, scratch, aux_scratch, legal_scratch):
+    """White's static value of a state that is not over (each kernel's ``evaluation``, for
+    alpha-beta search): ``scratch`` int64 (5, cells or more), ``aux_scratch`` int32 (8),
+    ``legal_scratch`` int32 (MAX_LEGAL). ValueError for a family without one."""
+    if game == 0:
+        return amazons.evaluation(board, aux, scratch)
+    if game == 1:
+        return mad_bishops.evaluation(board, aux, aux_scratch, legal_scratch)
+    if game == 2:
+        return skirmish.evaluation(board, aux)
+    raise ValueError("this kernel has no evaluation")
+
+
+@njit(cache=True)
+def capture_key(game, board, action):
+    """-1 when ``action`` captures nothing (or the family has no captures), else a key that
+    orders captures for a search (higher first)."""
+    if game == 1:
+        return mad_bishops.capture_key(board, action)
+    if game == 2:
+        return skirmish.capture_key(board, action)
+    return -1
+
+
+@njit(cache=True)
+def quiescent(game):
+    """Whether a search should go on through captures past its depth in this family (a
+    quiescence search: Skirmish, where a capture changes the material at once)."""
+    return game == 2

@@ -54,7 +54,7 @@ def player_main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--no-seeds",
         action="store_true",
-        help="play the five seed games (amazons, mad bishops, skirmish...) on their sheets too, "
+        help="play the five seed games (the hand-written games' original sheets) on their sheets too, "
         "not on their hand-written kernels with the shipped networks",
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")

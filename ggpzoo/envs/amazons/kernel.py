@@ -456,3 +456,81 @@ def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
     (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]
+
+
+# ----------------------------------------------------------------------------- a search's evaluation
+EVAL_POW2 = np.array([2.0**-d for d in range(QFAR + 1)])  # 2**-d for the distances
+
+
+@njit(cache=True)
+def _king_distance(board, piece, dist, queue):
+    """``dist[c]`` = the fewest king steps a queen of ``piece`` needs to reach the empty cell
+    ``c`` over empty cells, ``QFAR`` where none can (as ``_queen_distance``)."""
+    dist[:] = QFAR
+    tail = 0
+    for c in range(N):
+        if board[c] == piece:
+            dist[c] = 0
+            queue[tail] = c
+            tail += 1
+    head = 0
+    while head < tail:
+        c = queue[head]
+        head += 1
+        for d in range(8):
+            if RAY_LEN[c, d] > 0:
+                t = RAY[c, d, 0]
+                if board[t] == EMPTY and dist[t] > dist[c] + 1:
+                    dist[t] = dist[c] + 1
+                    queue[tail] = t
+                    tail += 1
+
+
+@njit(cache=True)
+def evaluation(board, aux, scratch):
+    """White's static value of a state that is not over, for a search (alpha-beta): queen-
+    and king-distance territory (Lieberum's evaluation: the cells each side reaches first,
+    by queen moves and by king steps, weighted towards the king distances as the board
+    closes) and a penalty for queens with few moves. ``scratch``: int64 (5, N)."""
+    qw, qb, kw, kb, queue = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    _queen_distance(board, WHITE, qw, queue)
+    _queen_distance(board, BLACK, qb, queue)
+    _king_distance(board, WHITE, kw, queue)
+    _king_distance(board, BLACK, kb, queue)
+    tempo = 0.2 if aux[ROLE] == 0 else -0.2
+    far = QFAR
+    t1 = t2 = c1 = c2 = w = 0.0
+    for c in range(N):
+        if board[c] != EMPTY:
+            continue
+        a, b = qw[c], qb[c]
+        if a < b:
+            t1 += 1.0
+        elif a > b:
+            t1 -= 1.0
+        elif a < far:
+            t1 += tempo
+        c1 += EVAL_POW2[a] - EVAL_POW2[b]
+        if a < far and b < far:
+            w += EVAL_POW2[abs(a - b)]
+        a, b = kw[c], kb[c]
+        if a < b:
+            t2 += 1.0
+        elif a > b:
+            t2 -= 1.0
+        elif a < far:
+            t2 += tempo
+        if a < far or b < far:
+            c2 += min(1.0, max(-1.0, (b - a) / 6.0))
+    stage = min(w / 40.0, 1.0)  # 1 in the opening, 0 once no cell is contested
+    lens = queue[:8]
+    mob = 0.0
+    for c in range(N):
+        v = board[c]
+        if v == WHITE or v == BLACK:
+            _reach(board, c, lens)
+            m = 0
+            for d in range(8):
+                m += lens[d]
+            mob += (-6.0 if v == WHITE else 6.0) / (1.0 + m)
+    return (1.0 - 0.4 * stage) * t1 + 0.4 * stage * t2 + stage * (0.2 * c1 + 0.2 * c2 + mob)

@@ -350,3 +350,29 @@ def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
     (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]
+
+
+# ----------------------------------------------------------------------------- a search's evaluation
+@njit(cache=True)
+def evaluation(board, aux, aux_scratch, legal_scratch):
+    """White's static value of a state that is not over, for a search (alpha-beta): 10 a
+    piece ahead and 0.1 a legal move ahead (``aux_scratch``, ``legal_scratch``: buffers)."""
+    pieces = 0
+    for c in range(N):
+        if board[c] == WHITE:
+            pieces += 1
+        elif board[c] == BLACK:
+            pieces -= 1
+    a = aux_scratch[: aux.shape[0]]
+    a[:] = aux
+    a[ROLE] = 0
+    moves = legal_actions(board, a, legal_scratch)
+    a[ROLE] = 1
+    moves -= legal_actions(board, a, legal_scratch)
+    return 10.0 * pieces + 0.1 * moves
+
+
+@njit(cache=True)
+def capture_key(board, action):
+    """-1 when ``action`` captures nothing, else 0 (every capture alike)."""
+    return -1 if board[action % N] == EMPTY else 0

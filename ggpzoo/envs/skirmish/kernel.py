@@ -534,3 +534,34 @@ def check_state(board, aux):
     """0 when ``(board, aux)`` is a state the kernel can play, else an error code
     (``CHECK_MESSAGES``); see `check_state_detail()`."""
     return check_state_detail(board, aux)[0]
+
+
+# ----------------------------------------------------------------------------- a search's evaluation
+# Piece values, by type (EMPTY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING).
+PIECE_VALUE = np.array([0, 1, 3, 3, 5, 9, 3], np.int64)
+
+
+@njit(cache=True)
+def evaluation(board, aux):
+    """White's static value of a state that is not over, for a search (alpha-beta): 10 a
+    capture ahead, plus material (``PIECE_VALUE``), weighted down as the action limit nears."""
+    material = 0
+    for c in range(N):
+        v = board[c]
+        if v != EMPTY and v != HOLE:
+            value = PIECE_VALUE[TYPE[v]]
+            material += value if COLOR[v] == 0 else -value
+    limit = LIMIT[aux[VARIANT]]
+    left = max(limit - aux[STEP], 0) / limit
+    captures = aux[WHITE_CAPTURES] - aux[BLACK_CAPTURES]
+    return 10.0 * captures + (0.3 + 0.7 * left) * material
+
+
+@njit(cache=True)
+def capture_key(board, action):
+    """-1 when ``action`` captures nothing; else how early a search tries it: the most
+    valuable victim first, then the least valuable attacker."""
+    dst = action % N
+    if board[dst] == EMPTY:
+        return -1
+    return PIECE_VALUE[TYPE[board[dst]]] * 16 - PIECE_VALUE[TYPE[board[action // N]]]
