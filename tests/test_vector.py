@@ -172,7 +172,8 @@ def test_greedy_beats_random_at_skirmish():
 # ----------------------------------------------------------------------------- sheets
 class _Exact:
     """One game on the exact reasoner, with the batch's turns: forced joint moves played
-    through, over by ``terminal``, a role without a move, or ``max_steps`` joint moves."""
+    through, over by ``terminal``, a role without a move, or (where a role has a choice)
+    ``max_steps`` joint moves."""
 
     def __init__(self, machine, max_steps):
         self.m, self.max_steps = machine, max_steps
@@ -185,8 +186,11 @@ class _Exact:
             self.goals = m.goals(self.state).tolist()
             self.legal = [] if m.terminal(self.state) else m.legal(self.state)
             self.over = not self.legal or any(len(x) == 0 for x in self.legal)
-            self.cut = not self.over and self.max_steps is not None and self.steps >= self.max_steps
-            if self.over or self.cut or any(len(x) > 1 for x in self.legal):
+            self.cut = False
+            if self.over:
+                return
+            if any(len(x) > 1 for x in self.legal):  # a choice: the cap is checked here
+                self.cut = self.max_steps is not None and self.steps >= self.max_steps
                 return
             self.state = m.next(self.state, [int(x[0]) for x in self.legal])
             self.steps += 1

@@ -630,7 +630,7 @@ class VectorGames:
             raise RuntimeError("every game is over; call reset()")
         if a.dtype == np.uint64:
             a = np.minimum(a, np.iinfo(np.int64).max)  # still out of range, now as int64
-        per_role = a.ndim == 2 and not (R == 1 and a.shape == (n,))
+        per_role = a.ndim == 2
         acts = np.ascontiguousarray(a, np.int64).reshape(n, -1)
         chosen = np.empty(n, np.int32)
         joint = np.empty((n, R), np.int32)

@@ -12,7 +12,7 @@ Every function below takes ``(T, W, state)`` (``state``: ``uint8`` over ``net.fl
 so every sheet runs the same machine code, compiled once and cached; many games of one
 sheet share ``T`` and each has its own ``W`` (no two games share anything they write, so
 they can run in parallel threads). This module is the one copy of "play one GDL state":
-the batched engine ([`ggpzoo.gdl.batch`][ggpzoo.gdl.batch]), the searches
+the batched engine ([`ggpzoo.engine.batch`][ggpzoo.engine.batch], through the dispatch), the searches
 ([`ggpzoo.agents.gdl_mcts`][ggpzoo.agents.gdl_mcts], `ggpzoo.agents.gdl_gumbel`), the machine (`CompiledMachine`),
 the benchmark (`random_playouts()`) and the fourth family of
 [`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch] all call it.

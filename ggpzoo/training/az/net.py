@@ -131,7 +131,7 @@ class GDLAZNet(nn.Module):
 
     Input: the env's ``observation``, int8 ``(B, F + R)``: one byte per fluent of the base
     set, then a one-hot of the role to act
-    ([`ggpzoo.gdl.batch.GDLVectorGames.observe()`][ggpzoo.gdl.batch.GDLVectorGames.observe]).
+    ([`ggpzoo.engine.VectorGames.observe()`][ggpzoo.engine.batch.VectorGames.observe] of a sheet).
     Policy: ``Linear(width -> R * A)``, one head per role over its action ids (``A`` the
     larger role's action count); the head of the role to act is given, as ``(B, 1, A)``
     (ids past a role's count are never legal). Value: ``Linear(width -> value_hidden)``,
