@@ -12,6 +12,7 @@ from numba import njit
 
 from ggpzoo.engine.dispatch import (
     MAX_LEGAL,
+    NO_TABLES,
     OVER,
     PROPNET,
     SIMULTANEOUS,
@@ -106,7 +107,7 @@ def greedy_move(game, board, aux, T, W, legal, n, s, b, x, lx, g):
 def greedy_choice(game, board, aux, legal, n, s, b, x):
     """`greedy_move()` for a hand-written kernel (no tables, no work area, no scratch goals:
     its branch reads none of them)."""
-    return greedy_move(game, board, aux, x[:0], x[:0], legal, n, s, b, x, legal, x)
+    return greedy_move(game, board, aux, NO_TABLES, x[:0], legal, n, s, b, x, legal, x)
 
 
 @njit(cache=True)
