@@ -37,7 +37,18 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
-from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, observation, role_legal, start, status, step, step_joint
+from ggpzoo.engine.dispatch import (
+    OVER,
+    SIMULTANEOUS,
+    observation,
+    role_legal,
+    start,
+    status,
+    step,
+    step_joint,
+    step_joint_status,
+    step_status,
+)
 from ggpzoo.engine.dispatch import goals as _goals
 from ggpzoo.engine.dispatch import is_terminal as _is_terminal
 from ggpzoo.engine.dispatch import legal_actions as _legal_actions
@@ -85,11 +96,10 @@ def _is_legal(legal, n, action):
 # (0 where over or several choose), every role's goals, terminal, truncated, the role to
 # choose (-1 over, -2 several)). Game ``i`` is ``boards[i]``, ``auxs[i]`` on work area ``W[i]``.
 @njit(cache=True)
-def _settle(game, i, boards, auxs, T, W, S, max_steps):
-    """Game ``i``'s status into its rows of ``S`` (a game at ``max_steps`` moves is over,
-    truncated); returns 0 or a sheet's error code."""
+def _note(i, c, auxs, S, max_steps):
+    """Game ``i``'s status ``c`` (what `status` returned) into its rows of ``S`` (a game at
+    ``max_steps`` moves is over, truncated); returns 0 or a sheet's error code."""
     legal, n_legal, goals, terminal, truncated, mover = S
-    c = status(game, boards[i], auxs[i], T, W[i], legal[i], goals[i])
     if c < SIMULTANEOUS:
         return c
     over = c == OVER
@@ -106,6 +116,13 @@ def _settle(game, i, boards, auxs, T, W, S, max_steps):
         mover[i] = auxs[i, ROLE]
         n_legal[i] = c
     return 0
+
+
+@njit(cache=True)
+def _settle(game, i, boards, auxs, T, W, S, max_steps):
+    """Game ``i``'s status into its rows of ``S``; returns 0 or a sheet's error code."""
+    c = status(game, boards[i], auxs[i], T, W[i], S[0][i], S[2][i])
+    return _note(i, c, auxs, S, max_steps)
 
 
 @njit(cache=True)
@@ -184,11 +201,10 @@ def _step_batch(
         if terminal[i] or not which[i]:
             continue
         if mover[i] == -2:
-            c = step_joint(game, boards[i], auxs[i], T, W[i], joint[i])
+            c = step_joint_status(game, boards[i], auxs[i], T, W[i], joint[i], S[0][i], goals[i])
         else:
-            c = step(game, boards[i], auxs[i], T, W[i], chosen[i])
-        if c == 0:
-            c = _settle(game, i, boards, auxs, T, W, S, max_steps)
+            c = step_status(game, boards[i], auxs[i], T, W[i], chosen[i], S[0][i], goals[i])
+        c = _note(i, c, auxs, S, max_steps)
         if c != 0:
             codes[i] = c
             continue

@@ -78,6 +78,8 @@ __all__ = [
     "step",
     "role_legal",
     "step_joint",
+    "step_status",
+    "step_joint_status",
     "observation",
 ]
 
@@ -303,6 +305,28 @@ def _ov_apply_joint(T, W, board, aux, ids):
     return lambda T, W, board, aux, ids: propnet.apply_joint(T, W, board, aux, ids)
 
 
+def _sheet_apply_status(T, W, board, aux, action, legal, goals):
+    return propnet.apply_status(T, W, board, aux, action, legal, goals)
+
+
+def _sheet_apply_joint_status(T, W, board, aux, ids, legal, goals):
+    return propnet.apply_joint_status(T, W, board, aux, ids, legal, goals)
+
+
+@overload(_sheet_apply_status)
+def _ov_apply_status(T, W, board, aux, action, legal, goals):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, action, legal, goals: NOT_A_SHEET
+    return lambda T, W, board, aux, action, legal, goals: propnet.apply_status(T, W, board, aux, action, legal, goals)
+
+
+@overload(_sheet_apply_joint_status)
+def _ov_apply_joint_status(T, W, board, aux, ids, legal, goals):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, ids, legal, goals: NOT_A_SHEET
+    return lambda T, W, board, aux, ids, legal, goals: propnet.apply_joint_status(T, W, board, aux, ids, legal, goals)
+
+
 @overload(_sheet_observe)
 def _ov_observe(T, board, role, out):
     if T.dtype == types.int8:
@@ -389,6 +413,25 @@ def step_joint(game, board, aux, T, W, ids):
     if game == PROPNET:
         return _sheet_apply_joint(T, W, board, aux, ids)
     return step(game, board, aux, T, W, ids[aux[0]])
+
+
+@njit(cache=True)
+def step_status(game, board, aux, T, W, action, legal, goals):
+    """`step()` then `status()` in one call (a sheet's network judges the new state once):
+    the new state's status, or an error code."""
+    if game == PROPNET:
+        return _sheet_apply_status(T, W, board, aux, action, legal, goals)
+    step(game, board, aux, T, W, action)
+    return status(game, board, aux, T, W, legal, goals)
+
+
+@njit(cache=True)
+def step_joint_status(game, board, aux, T, W, ids, legal, goals):
+    """`step_joint()` then `status()` in one call: the new state's status, or an error code."""
+    if game == PROPNET:
+        return _sheet_apply_joint_status(T, W, board, aux, ids, legal, goals)
+    step(game, board, aux, T, W, ids[aux[0]])
+    return status(game, board, aux, T, W, legal, goals)
 
 
 @njit(cache=True)
