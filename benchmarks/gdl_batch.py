@@ -1,7 +1,7 @@
 """Random play on a GDL sheet three ways, in joint moves per CPU-second of this process (one core):
 
 * ``playouts``: whole random games on one network inside one numba call (``random_playouts``);
-* ``batched``: N games on `ggpzoo.gdl.batch.GDLVectorGames`, ``step(random_actions(t))`` from Python;
+* ``batched``: N games on `ggpzoo.engine.VectorGames`, ``step(random_actions(t))`` from Python;
 * ``envs``: N ``gdl.raw_env`` envs (compiled path) stepped one by one in Python, a random legal action each.
 
     NUMBA_NUM_THREADS=1 python benchmarks/gdl_batch.py tictactoe connect_four breakthrough --games 256

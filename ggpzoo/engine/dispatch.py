@@ -47,7 +47,8 @@ or for a sheet's error ([`ggpzoo.envs.propnet.kernel.ERRORS`][ggpzoo.envs.propne
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ggpzoo.engine.rng import next_random
 from ggpzoo.envs.amazons import kernel as amazons
@@ -80,6 +81,8 @@ __all__ = [
     "step",
     "role_legal",
     "step_joint",
+    "step_status",
+    "step_joint_status",
     "observation",
     "playout",
 ]
@@ -89,8 +92,10 @@ KERNELS = (amazons, mad_bishops, skirmish)
 MAX_LEGAL = max(k.MAX_LEGAL for k in KERNELS)
 # The table interpreter of compiled GDL sheets: the game protocol's fourth branch.
 PROPNET = len(KERNELS)
-# ``T`` and ``W`` of a hand-written kernel.
-NO_TABLES = np.zeros(0, np.int32)
+# ``T`` of a hand-written kernel: empty, and int8 (a sheet's tables are int32), so that numba
+# compiles the hand-written kernels' calls without the table interpreter (see `_sheet`).
+NO_TABLES = np.zeros(0, np.int8)
+NOT_A_SHEET = -19  # what a PROPNET call returns on NO_TABLES (a kernel id that does not fit its tables)
 # What ``status`` returns besides a legal count.
 OVER, SIMULTANEOUS = -1, -2
 
@@ -242,6 +247,101 @@ def stage_board(game, board, chosen, stage, out):
 
 
 # ----------------------------------------------------------------------------- the game protocol
+# The table interpreter's calls, compiled only where ``T`` may hold a sheet's tables: with
+# `NO_TABLES` (int8) they are stubs, so a hand-written game's first use does not compile the
+# interpreter (a third of the engine's compile time).
+def _sheet_init(T, W, board, aux):
+    return propnet.init(T, W, board, aux)
+
+
+def _sheet_status(T, W, board, aux, legal, goals):
+    return propnet.turn_status(T, W, board, aux, legal, goals)
+
+
+def _sheet_apply(T, W, board, aux, action):
+    return propnet.apply(T, W, board, aux, action)
+
+
+def _sheet_role_legal(T, W, board, aux, role, out):
+    return propnet.role_legal(T, W, board, aux, role, out)
+
+
+def _sheet_apply_joint(T, W, board, aux, ids):
+    return propnet.apply_joint(T, W, board, aux, ids)
+
+
+def _sheet_observe(T, board, role, out):
+    propnet.observe(T, board, role, out)
+
+
+@overload(_sheet_init)
+def _ov_init(T, W, board, aux):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux: NOT_A_SHEET
+    return lambda T, W, board, aux: propnet.init(T, W, board, aux)
+
+
+@overload(_sheet_status)
+def _ov_status(T, W, board, aux, legal, goals):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, legal, goals: NOT_A_SHEET
+    return lambda T, W, board, aux, legal, goals: propnet.turn_status(T, W, board, aux, legal, goals)
+
+
+@overload(_sheet_apply)
+def _ov_apply(T, W, board, aux, action):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, action: NOT_A_SHEET
+    return lambda T, W, board, aux, action: propnet.apply(T, W, board, aux, action)
+
+
+@overload(_sheet_role_legal)
+def _ov_role_legal(T, W, board, aux, role, out):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, role, out: 0
+    return lambda T, W, board, aux, role, out: propnet.role_legal(T, W, board, aux, role, out)
+
+
+@overload(_sheet_apply_joint)
+def _ov_apply_joint(T, W, board, aux, ids):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, ids: NOT_A_SHEET
+    return lambda T, W, board, aux, ids: propnet.apply_joint(T, W, board, aux, ids)
+
+
+def _sheet_apply_status(T, W, board, aux, action, legal, goals):
+    return propnet.apply_status(T, W, board, aux, action, legal, goals)
+
+
+def _sheet_apply_joint_status(T, W, board, aux, ids, legal, goals):
+    return propnet.apply_joint_status(T, W, board, aux, ids, legal, goals)
+
+
+@overload(_sheet_apply_status)
+def _ov_apply_status(T, W, board, aux, action, legal, goals):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, action, legal, goals: NOT_A_SHEET
+    return lambda T, W, board, aux, action, legal, goals: propnet.apply_status(T, W, board, aux, action, legal, goals)
+
+
+@overload(_sheet_apply_joint_status)
+def _ov_apply_joint_status(T, W, board, aux, ids, legal, goals):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, ids, legal, goals: NOT_A_SHEET
+    return lambda T, W, board, aux, ids, legal, goals: propnet.apply_joint_status(T, W, board, aux, ids, legal, goals)
+
+
+@overload(_sheet_observe)
+def _ov_observe(T, board, role, out):
+    if T.dtype == types.int8:
+
+        def stub(T, board, role, out):
+            out[:] = 0
+
+        return stub
+    return lambda T, board, role, out: propnet.observe(T, board, role, out)
+
+
 @njit(cache=True)
 def start(game, board, aux, T, W, variant):
     """The start position into ``board``, ``aux`` (and ``W``); 0, or a sheet's error code."""
@@ -252,7 +352,7 @@ def start(game, board, aux, T, W, variant):
     elif game == 2:
         skirmish.init(board, aux, variant)
     elif game == PROPNET:
-        return propnet.init(T, W, board, aux)
+        return _sheet_init(T, W, board, aux)
     else:
         raise ValueError("unknown kernel id")
     return 0
@@ -277,7 +377,7 @@ def status(game, board, aux, T, W, legal, goals):
         _two(skirmish.goals(board, aux), goals)
         return OVER if skirmish.is_terminal(board, aux) else skirmish.legal_actions(board, aux, legal)
     if game == PROPNET:
-        return propnet.turn_status(T, W, board, aux, legal, goals)
+        return _sheet_status(T, W, board, aux, legal, goals)
     raise ValueError("unknown kernel id")
 
 
@@ -291,7 +391,7 @@ def step(game, board, aux, T, W, action):
     elif game == 2:
         skirmish.apply(board, aux, action)
     elif game == PROPNET:
-        return propnet.apply(T, W, board, aux, action)
+        return _sheet_apply(T, W, board, aux, action)
     else:
         raise ValueError("unknown kernel id")
     return 0
@@ -302,7 +402,7 @@ def role_legal(game, board, aux, T, W, role, out):
     """Role ``role``'s legal actions into ``out`` (ascending); returns how many (0 for a role
     that does not choose in a hand-written game, or when the game is over). After ``status``."""
     if game == PROPNET:
-        return propnet.role_legal(T, W, board, aux, role, out)
+        return _sheet_role_legal(T, W, board, aux, role, out)
     if game < 0 or game > PROPNET:
         raise ValueError("unknown kernel id")
     if role != aux[0] or is_terminal(game, board, aux):
@@ -315,8 +415,27 @@ def step_joint(game, board, aux, T, W, ids):
     """Play joint move ``ids`` (one legal action per role; in a hand-written game only the
     role to choose's counts); 0 or an error code. After ``status``."""
     if game == PROPNET:
-        return propnet.apply_joint(T, W, board, aux, ids)
+        return _sheet_apply_joint(T, W, board, aux, ids)
     return step(game, board, aux, T, W, ids[aux[0]])
+
+
+@njit(cache=True)
+def step_status(game, board, aux, T, W, action, legal, goals):
+    """`step()` then `status()` in one call (a sheet's network judges the new state once):
+    the new state's status, or an error code."""
+    if game == PROPNET:
+        return _sheet_apply_status(T, W, board, aux, action, legal, goals)
+    step(game, board, aux, T, W, action)
+    return status(game, board, aux, T, W, legal, goals)
+
+
+@njit(cache=True)
+def step_joint_status(game, board, aux, T, W, ids, legal, goals):
+    """`step_joint()` then `status()` in one call: the new state's status, or an error code."""
+    if game == PROPNET:
+        return _sheet_apply_joint_status(T, W, board, aux, ids, legal, goals)
+    step(game, board, aux, T, W, ids[aux[0]])
+    return status(game, board, aux, T, W, legal, goals)
 
 
 @njit(cache=True)
@@ -324,7 +443,7 @@ def observation(game, board, aux, T, role, out):
     """What ``role`` sees into ``out`` (``spec.planes_shape``: the env's observation planes; for
     a sheet ``(1, 1, n)``, its base set's fluents then a one-hot of the role)."""
     if game == PROPNET:
-        propnet.observe(T, board, role, out[0, 0])
+        _sheet_observe(T, board, role, out[0, 0])
     else:
         observe(game, board, aux, role, out)
 

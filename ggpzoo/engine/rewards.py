@@ -20,7 +20,7 @@ from numba import njit
 
 from ggpzoo.engine.dispatch import potential
 
-__all__ = ["REWARD_KINDS", "goal_reward", "mover_potential", "reward_kind"]
+__all__ = ["REWARD_KINDS", "goal_reward", "mover_potential", "outcome_rewards", "reward_kind"]
 
 REWARD_KINDS = {"winloss": 0, "goal": 1, "delta": 2, "delta_zero_sum": 3}
 
@@ -57,3 +57,20 @@ def mover_potential(game, board, aux, role, ended):
         return 0.0
     value = potential(game, board, aux)
     return value if role == 0 else 0.0 - value
+
+
+@njit(cache=True)
+def outcome_rewards(goals, out):
+    """The end-of-game rewards of every role from its goals into ``out`` (one per role):
+    +1 above every other role, -1 below the best other, 0 tied at the top (for two roles:
+    the sign of the goal difference); a one-role game's reward is its goal / 100."""
+    n = goals.shape[0]
+    if n == 1:
+        out[0] = goals[0] / 100
+        return
+    for r in range(n):
+        best = -1
+        for q in range(n):
+            if q != r and goals[q] > best:
+                best = goals[q]
+        out[r] = 1.0 if goals[r] > best else (-1.0 if goals[r] < best else 0.0)

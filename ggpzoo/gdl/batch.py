@@ -1,4 +1,7 @@
-"""N games of one GDL sheet stepped together in numba, in parallel threads, on the compiled network.
+"""Deprecated: N games of one GDL sheet stepped together in numba (`GDLVectorGames`).
+
+[`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames] plays every game, sheets included
+(``VectorGames("gdl:connect_four", 256)``); this module stays for one minor version.
 
     from ggpzoo import gdl
     from ggpzoo.gdl.batch import GDLVectorGames
@@ -251,7 +254,16 @@ class GDLVectorGames:
     """
 
     def __init__(self, game, num_games: int, auto_reset: bool = True, max_steps: int | None = None):
+        import warnings
+
         from ggpzoo.gdl.game import Game, load
+
+        warnings.warn(
+            "ggpzoo.gdl.batch.GDLVectorGames is deprecated: use ggpzoo.engine.VectorGames('gdl:SHEET') "
+            "(or VectorGames(ggpzoo.gdl.spec.gdl_spec(game)))",
+            DeprecationWarning,
+            2,
+        )
 
         self.game = game if isinstance(game, Game) else load(game)
         self.num_games = n = _positive_int(num_games, "num_games")

@@ -94,13 +94,14 @@ def compiled_playouts(game, seconds: float = 2.0, seed: int = 0, clock=time.perf
 
 
 def batched_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time):
-    """Random games on `ggpzoo.gdl.batch.GDLVectorGames`, stepped from Python
+    """Random games on [`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames], stepped from Python
     (``step(random_actions(t))``, auto-reset) for at least ``seconds`` of ``clock``:
     (transitions, seconds), transitions counting forced joint moves too, as
     `compiled_playouts()` does."""
-    from ggpzoo.gdl.batch import GDLVectorGames
+    from ggpzoo.engine import VectorGames
+    from ggpzoo.gdl.spec import gdl_spec
 
-    v = GDLVectorGames(game, num_games)
+    v = VectorGames(gdl_spec(game), num_games, max_steps=None)
     v.reset()
     v.step(v.random_actions(seed))  # compile / warm up
     steps, t0, t = 0, clock(), seed + 1
@@ -120,7 +121,7 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
     Returns ``{"game", "compiled_tps", "compiled_cpu_tps", "batched_cpu_tps", "exact_tps",
     "build_s", "net": {...}}``: transitions per second of wall clock, and per second of this
     process's CPU time (which other jobs on a shared machine do not inflate);
-    ``batched_cpu_tps`` for ``batch`` games on `GDLVectorGames`
+    ``batched_cpu_tps`` for ``batch`` games on `ggpzoo.engine.VectorGames`
     stepped from Python (0: not measured). A path that cannot run is None, with the reason
     under ``"compiled_error"``."""
     from ggpzoo import gdl
@@ -161,7 +162,7 @@ def bench_main(argv=None) -> int:
         type=_number(int, 0, MAX_BATCH, "MAX_BATCH"),
         default=256,
         metavar="N",
-        help="games stepped together on GDLVectorGames for the batched column (default 256; 0 skips it; at most 65536)",
+        help="games stepped together on VectorGames for the batched column (default 256; 0 skips it; at most 65536)",
     )
     a = p.parse_args(argv)
     if a.batch < 0:

@@ -13,7 +13,7 @@ Every function below takes ``(T, W, state)`` (``state``: ``uint8`` over ``net.fl
 so every sheet runs the same machine code, compiled once and cached; many games of one
 sheet share ``T`` and each has its own ``W`` (no two games share anything they write, so
 they can run in parallel threads). This module is the one copy of "play one GDL state":
-the batched engine ([`ggpzoo.gdl.batch`][ggpzoo.gdl.batch]), the searches
+the batched engine ([`ggpzoo.engine.batch`][ggpzoo.engine.batch], through the dispatch), the searches
 ([`ggpzoo.agents.gdl_mcts`][ggpzoo.agents.gdl_mcts], `ggpzoo.agents.gdl_gumbel`), the machine (`CompiledMachine`),
 the benchmark (`random_playouts()`) and the fourth family of
 [`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch] all call it.
@@ -72,6 +72,8 @@ __all__ = [
     "apply",
     "role_legal",
     "apply_joint",
+    "apply_status",
+    "apply_joint_status",
     "observe",
 ]
 
@@ -805,15 +807,10 @@ def init(T, W, board, aux):
     return _settle(T, W, board, aux)
 
 
-@njit(cache=True)
-def turn_status(T, W, board, aux, legal, goal_out):
-    """The goals into ``goal_out``; returns the number of legal ids of the role to choose
-    (``aux[0]``; into ``legal``, ascending), -1 when the game is over, -2 when several roles
-    choose (see `role_legal()`), or an error code below -10."""
+@njit(cache=True, inline="always")
+def _report(T, W, aux, code, legal, goal_out):
+    """`turn_status()`'s answer for the state ``W`` is judged at (``code``: its `status()`)."""
     out, counts = _out(T, W), _part(T, W, W_COUNTS)
-    code = status(T, W, board, out, counts)
-    if code < 0:
-        return _ERROR + code
     goals(T, W, goal_out)
     if code == OVER:
         aux[_ROLE] = -1
@@ -831,6 +828,42 @@ def turn_status(T, W, board, aux, legal, goal_out):
         legal[j] = out[r, j]
     legal[:n].sort()
     return n
+
+
+@njit(cache=True)
+def turn_status(T, W, board, aux, legal, goal_out):
+    """The goals into ``goal_out``; returns the number of legal ids of the role to choose
+    (``aux[0]``; into ``legal``, ascending), -1 when the game is over, -2 when several roles
+    choose (see `role_legal()`), or an error code below -10."""
+    code = status(T, W, board, _out(T, W), _part(T, W, W_COUNTS))
+    if code < 0:
+        return _ERROR + code
+    return _report(T, W, aux, code, legal, goal_out)
+
+
+@njit(cache=True)
+def apply_joint_status(T, W, board, aux, ids, legal, goal_out):
+    """`apply_joint()` then `turn_status()`, the new state judged once (its forced moves
+    played): the status, or an error code below -10."""
+    if not play(T, W, board, ids):
+        return _ERROR + STACK_OVERFLOW
+    aux[_STEP] += 1
+    code, played = advance(T, W, board, _out(T, W), _part(T, W, W_COUNTS), _part(T, W, W_IDS), MAX_FORCED)
+    aux[_STEP] += played
+    if code < 0:
+        return _ERROR + code
+    return _report(T, W, aux, code, legal, goal_out)
+
+
+@njit(cache=True)
+def apply_status(T, W, board, aux, action, legal, goal_out):
+    """`apply()` then `turn_status()`, the new state judged once."""
+    out, counts = _out(T, W), _part(T, W, W_COUNTS)
+    ids = _part(T, W, W_IDS)
+    for r in range(counts.shape[0]):
+        ids[r] = out[r, 0]
+    ids[aux[_ROLE]] = action
+    return apply_joint_status(T, W, board, aux, ids, legal, goal_out)
 
 
 @njit(cache=True)
