@@ -36,7 +36,6 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ggpzoo.agents.base import Agent
-from ggpzoo.envs import load
 from ggpzoo.tools._progress import Progress
 
 __all__ = ["GameRecord", "ArenaResult", "ArenaError", "play_game", "round_robin", "elo_ratings", "wilson"]
@@ -74,21 +73,18 @@ GDL_MAX_STEPS = 2000  # a GDL game (named or loaded) still running after this ma
 
 
 def _raw_env(env, max_steps: int | None = None):
-    """A raw env from an env name (``gdl:SHEET`` for a GDL game), a GDL game
-    (`ggpzoo.gdl.Game`) or an env. A GDL game's env is cut after ``max_steps`` joint
-    moves, `GDL_MAX_STEPS` by default (a sheet's random games need not end)."""
-    from ggpzoo.gdl.spec import gdl_game
+    """A raw env from an env name (``gdl:SHEET`` for a GDL game), a spec, a loaded GDL game
+    (`ggpzoo.gdl.Game`) or an env. A game made here is cut after ``max_steps`` joint moves,
+    `GDL_MAX_STEPS` by default (a sheet's random games need not end; the hand-written
+    games end far sooner)."""
+    if hasattr(env, "unwrapped") and not isinstance(env, str):
+        return env.unwrapped
+    from ggpzoo.envs import spec as _spec
 
-    game = gdl_game(env)
-    if game is not None:
-        from ggpzoo.gdl.envs import raw_env
-
-        if len(game.roles) != 2:
-            raise ValueError(f"the arena plays two-player games; {game.name} has roles {', '.join(game.roles)}")
-        return raw_env(game, max_steps=GDL_MAX_STEPS if max_steps is None else max_steps)
-    if isinstance(env, str):
-        return load(env).raw_env(max_steps=max_steps)
-    return env.unwrapped
+    s = _spec(env)
+    if s.num_roles != 2:
+        raise ValueError(f"the arena plays two-player games; {s.name} has roles {', '.join(s.agents)}")
+    return s.raw_env(max_steps=GDL_MAX_STEPS if max_steps is None else max_steps)
 
 
 def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = None, on_move=None) -> GameRecord:
@@ -454,8 +450,12 @@ def round_robin(
             raise ValueError(f"pairs must not repeat a pair, got {pairs}")
     env = _raw_env(env_name, max_steps=max_steps)
     if not isinstance(env_name, str):
-        game = getattr(env, "game", None)
-        env_name = f"gdl:{game.name}" if game is not None else env.metadata["name"]
+        from ggpzoo.envs import spec as _spec
+
+        try:
+            env_name = _spec(env_name).name  # a spec or a loaded GDL game: its name
+        except (ValueError, TypeError):
+            env_name = env.metadata["name"]  # an env
     records = []
     bar = Progress(len(pairs) * games, f"arena {env_name}", enabled=progress)
     with bar:
