@@ -13,10 +13,9 @@ Every function below takes ``(T, W, state)`` (``state``: ``uint8`` over ``net.fl
 so every sheet runs the same machine code, compiled once and cached; many games of one
 sheet share ``T`` and each has its own ``W`` (no two games share anything they write, so
 they can run in parallel threads). This module is the one copy of "play one GDL state":
-the batched engine ([`ggpzoo.engine.batch`][ggpzoo.engine.batch], through the dispatch), the searches
-([`ggpzoo.agents.gdl_mcts`][ggpzoo.agents.gdl_mcts], `ggpzoo.agents.gdl_gumbel`), the machine (`CompiledMachine`),
-the benchmark (`random_playouts()`) and the fourth family of
-[`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch] all call it.
+the fourth family of [`ggpzoo.engine.dispatch`][ggpzoo.engine.dispatch] (so the batched engine, the
+searches and self-play of every game), the machine (`CompiledMachine`) and the benchmark
+(`random_playouts()`) all call it.
 
 * [`status()`][ggpzoo.envs.propnet.kernel.status] brings ``W`` to ``state`` and says what the state is: `CHOICE` (one
   role has more than one legal move), `SIMULTANEOUS` (several have), `FORCED`
