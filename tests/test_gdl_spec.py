@@ -108,13 +108,19 @@ def test_cli_takes_env_gdl_and_refuses_what_it_cannot_play(tmp_path, capsys):
     assert "no_such_sheet" in capsys.readouterr().err
 
 
-def test_bench_env_gdl_is_bench_gdl(capsys):
-    argv = ["--seconds", "0.05", "--no-exact", "--batch", "0"]
-    assert main(["bench", "--env", "gdl:tictactoe", *argv]) == 0
+def test_bench_times_a_sheet_like_any_env(capsys):
+    # --env gdl:SHEET: through env() and the batched engine, as every env; --gdl: the GDL benchmark
+    assert main(["bench", "--env", "gdl:tictactoe", "--seconds", "0.05"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].startswith("gdl:tictactoe ")
+    assert main(["bench", "--env=gdl:connect_four", "--batched", "4", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "gdl:connect_four (VectorGames, N=4)" in out and "gdl:connect_four (play)" in out
+    assert main(["bench", "--gdl", "tictactoe", "--seconds", "0.05", "--no-exact", "--batch", "0"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[1].startswith("tictactoe ") and "atoms" in out
-    assert main(["bench", "--env=gdl:connect_four", *argv]) == 0
-    assert "connect_four " in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["bench", "--env", "gdl:no_such_sheet"])
+    assert "no_such_sheet" in capsys.readouterr().err
 
 
 def test_the_old_spec_class_name_warns_and_is_the_one_spec_class():

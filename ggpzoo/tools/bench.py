@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from ggpzoo.envs import ENVS, SPECS, load
+from ggpzoo.envs import ENVS, spec
 from ggpzoo.utils import sample_action
 
 # The --vs options; which env compares against what is in each spec's ``references``.
@@ -72,8 +72,8 @@ def _aec_games(env, seconds: float, seed: int, min_games: int) -> tuple[int, int
 
 def bench_env(name: str, seconds: float = 5.0, seed: int = 0, min_games: int = 1) -> dict:
     """Steps/s of random self-play through ``env()`` of ``name``, after one warm-up game."""
-    games, steps, elapsed = _aec_games(load(name).env(), seconds, seed, min_games)
-    return _row(name, games, steps, elapsed, SPECS[name].turn_actions)
+    games, steps, elapsed = _aec_games(spec(name).env(), seconds, seed, min_games)
+    return _row(name, games, steps, elapsed, spec(name).turn_actions)
 
 
 def bench_openspiel(seconds: float, seed: int, min_games: int, game: tuple) -> dict:
@@ -130,7 +130,7 @@ def bench_batched(name: str, num_games: int, seconds: float = 5.0, seed: int = 0
         len(games.pop_results()),
         batch_steps * num_games,
         elapsed,
-        SPECS[name].turn_actions,
+        spec(name).turn_actions,
     )
     row["steps_per_game"] = float("nan")  # games still running at the end are not counted
     return row
@@ -148,14 +148,14 @@ def bench_play(name: str, seconds: float = 5.0, seed: int = 0, chunk: int = 1024
         games += chunk
         steps += int(lengths.sum())
     elapsed = time.perf_counter() - start
-    return _row(f"{name} (play)", games, steps, elapsed, SPECS[name].turn_actions)
+    return _row(f"{name} (play)", games, steps, elapsed, spec(name).turn_actions)
 
 
 def bench_pyspiel(name: str, seconds: float = 5.0, seed: int = 0) -> dict:
     """OpenSpiel's C++ state API from Python: ``legal_actions`` and ``apply_action`` only."""
     import pyspiel
 
-    game_name, params, per_turn = SPECS[name].references["pyspiel"]
+    game_name, params, per_turn = spec(name).references["pyspiel"]
     game = pyspiel.load_game(game_name, params)
     rng = np.random.default_rng(seed)
 
@@ -214,11 +214,11 @@ def _run_aec(names: list[str], args) -> list[dict]:
         row = bench_env(name, args.seconds, args.seed)
         rows.append(row)
         for ref in args.vs:
-            if ref not in SPECS[name].references:
+            if ref not in spec(name).references:
                 continue
             _progress(ref)
             try:
-                ref_row = runners[ref](args.seconds, args.seed, 1, SPECS[name].references[ref])
+                ref_row = runners[ref](args.seconds, args.seed, 1, spec(name).references[ref])
             except ImportError as e:
                 print(f"--vs {ref}: cannot import it ({e}); install the 'bench' extra", file=sys.stderr)
                 continue
@@ -235,8 +235,8 @@ def _run_batched(names: list[str], args) -> list[dict]:
         _progress(f"{name} with play()")
         play_row = bench_play(name, args.seconds, args.seed)
         rows += [row, play_row]
-        if "openspiel" in args.vs and "pyspiel" in SPECS[name].references:
-            _progress(f"pyspiel {SPECS[name].references['pyspiel'][0]}")
+        if "openspiel" in args.vs and "pyspiel" in spec(name).references:
+            _progress(f"pyspiel {spec(name).references['pyspiel'][0]}")
             try:
                 ref_row = bench_pyspiel(name, args.seconds, args.seed)
             except ImportError as e:
@@ -253,9 +253,7 @@ MAX_BATCHED = 1 << 16  # games at once: amazons_v0 keeps 20 kB of legal ids per 
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m ggpzoo.tools.bench") -> int:
-    from ggpzoo.tools.cli import _bench_gdl_argv
-
-    argv = _bench_gdl_argv(sys.argv[1:] if argv is None else list(argv))  # --env gdl:SHEET is --gdl SHEET
+    argv = sys.argv[1:] if argv is None else list(argv)
     if "--gdl" in argv or any(a.startswith("--gdl=") for a in argv):
         from ggpzoo.gdl.cli import bench_main
 
@@ -264,7 +262,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m ggpzoo.tools.benc
     parser.add_argument(
         "--env",
         default="all",
-        help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}; gdl:SHEET is bench --gdl SHEET",
+        help=f"an env name or 'all' (default); one of: {', '.join(ENVS)}; or gdl:SHEET (a GDL sheet through env() "
+        "and the batched engine; bench --gdl SHEET times its compiled, exact and prover paths)",
     )
     parser.add_argument(
         "--seconds", type=float, default=None, help="timed seconds per env (default 5; with --train 60 per path)"
@@ -300,8 +299,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m ggpzoo.tools.benc
         help="also time a reference implementation in the same run and print the ratio",
     )
     args = parser.parse_args(argv)
-    if args.env != "all" and args.env not in ENVS:
-        parser.error(f"unknown env {args.env!r}; choose from: {', '.join(ENVS)}")
+    if args.env != "all":
+        try:
+            spec(args.env)
+        except (ValueError, OSError) as e:
+            parser.error(str(e).splitlines()[0])
     if args.seconds is None:
         args.seconds = 60.0 if args.train else 5.0
     if not (0 < args.seconds <= MAX_SECONDS):  # also refuses nan and inf, which never end

@@ -512,31 +512,13 @@ def _train(args) -> int:
     return 0
 
 
-def _bench_gdl_argv(argv: list[str]) -> list[str]:
-    """``bench --env gdl:SHEET`` is ``bench --gdl SHEET`` (the GDL benchmark's own parser)."""
-    out = []
-    for i, a in enumerate(argv):
-        if a.startswith("--env=gdl:"):
-            out += ["--gdl", a[len("--env=gdl:") :]]
-        elif a.startswith("gdl:") and i > 0 and argv[i - 1] == "--env":
-            out[-1:] = ["--gdl", a[len("gdl:") :]]
-        else:
-            out.append(a)
-    return out
-
-
 COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play, "train": _train}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] == "bench":  # its own parser and --help
-        rest = _bench_gdl_argv(argv[1:])
-        if "--gdl" in rest:
-            from ggpzoo.gdl.cli import bench_main
-
-            return bench_main(rest)
+    if argv and argv[0] == "bench":  # its own parser and --help (bench --gdl: the GDL benchmark's)
         from ggpzoo.tools import bench
 
         return bench.main(argv[1:], prog="python -m ggpzoo bench")
