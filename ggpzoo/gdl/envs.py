@@ -70,6 +70,7 @@ from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with n
 from ggpzoo.gdl.board import SheetBoard
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.spec import gdl_spec
+from ggpzoo.gdl.states import fluent_vector, state_from_fluents
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
 __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
@@ -458,32 +459,17 @@ class raw_env(GGPEnv):
         if isinstance(state, np.ndarray):
             if self.backend != "compiled":
                 raise ValueError("an array state is a state of the compiled path; this env runs the exact path")
-            n = len(self.machine.net.fluents)
-            if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
-                raise ValueError(f"a state of {self.game.name} is {n} fluents (0/1), got {state.dtype} {state.shape}")
-            if n and (state.min() < 0 or state.max() > 1):
-                raise ValueError(f"a state of {self.game.name} has fluents 0 or 1, got values {np.unique(state)}")
-            return np.ascontiguousarray(state, np.uint8).copy()
+            return fluent_vector(self.game, state, "a vector")
         if isinstance(state, (str, bytes)) or not isinstance(state, (frozenset, set, list, tuple)):
             raise ValueError(
                 f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
             )
-        terms = []
-        for f in state:
-            if isinstance(f, str):
-                f = _one_term(f, "fluent")
-            if f not in self.game.fluent_ids:
-                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name}")
-            terms.append(f)
-        if self.backend == "exact":
-            return frozenset(terms)
-        index = self.machine.net.fluent_index
-        out = np.zeros(len(self.machine.net.fluents), np.uint8)
+        terms = [_one_term(f, "fluent") if isinstance(f, str) else f for f in state]
         for f in terms:
-            if f not in index:
-                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name} (not in game.fluents)")
-            out[index[f]] = 1
-        return out
+            if not isinstance(f, (str, tuple)) or f not in self.game.fluent_ids:
+                name = to_text(f) if isinstance(f, (str, tuple)) else repr(f)
+                raise ValueError(f"{name} is not a fluent of {self.game.name}")
+        return frozenset(terms) if self.backend == "exact" else state_from_fluents(self.game, terms)
 
     def _copied(self, key: str, value, memo):
         """The sheet (read-only) and its spec are shared; the machine is a new one of the same network."""
