@@ -52,7 +52,7 @@ truncation, and the rendering (text, image, window: `ggpzoo.envs.render`).
 
 A GDL sheet's env ([`ggpzoo.gdl.envs.raw_env`][ggpzoo.gdl.envs.raw_env]) is a `GGPEnv` too: it
 keeps its state in the sheet's machine instead of kernel arrays and replaces the pieces that
-read them (``_begin``, ``_after_change``, ``step``, ``observe``, ``get_state``/``checked_state``,
+read them (``_start_from``, ``_after_change``, ``step``, ``observe``, ``get_state``/``checked_state``,
 ``_goal_values``, ``_steps_played``, ``_read_move``, ``_why_illegal``, the board drawings).
 """
 
@@ -281,7 +281,7 @@ class GGPEnv(AECEnv, EzPickle):
         must still be None or an integer, as gymnasium's seeds are)."""
         if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be None or an integer, got {seed!r}")
-        self._begin(None)
+        self._start_from(None)
 
     def set_state(self, state) -> None:
         """Continue from ``state``, e.g. one from [`get_state()`][ggpzoo.envs.base.GGPEnv.get_state].
@@ -292,7 +292,7 @@ class GGPEnv(AECEnv, EzPickle):
         The state is checked first ([`checked_state()`][ggpzoo.envs.base.GGPEnv.checked_state]): a bad one raises
         ``ValueError`` naming the problem and leaves the env as it was.
         """
-        self._begin(self.checked_state(state))
+        self._start_from(self.checked_state(state))
 
     def checked_state(self, state):
         """``state`` as fresh arrays of this game (a kernel state ``(board, aux)``), checked
@@ -300,7 +300,7 @@ class GGPEnv(AECEnv, EzPickle):
         ``ValueError`` naming the problem."""
         return checked_state(state, self.kernel, self.variant, self.metadata["name"])
 
-    def _begin(self, state) -> None:
+    def _start_from(self, state) -> None:
         """Start from ``state`` (a checked one), or from the start position when None."""
         if state is None:
             self.kernel.init(self._board, self._aux, self.variant)
@@ -532,8 +532,8 @@ class GGPEnv(AECEnv, EzPickle):
         reason = self.explain_illegal(a)
         raise ValueError(f"action {a} = {self.action_to_string(a)} is illegal for {self.agent_selection}: {reason}")
 
-    def action_to_string(self, action: int) -> str:
-        """``action`` as its 1-based cells, e.g. ``(4,1)->(4,5)/(4,1)``."""
+    def action_to_string(self, action: int, role: str | None = None) -> str:
+        """``action`` as its 1-based cells, e.g. ``(4,1)->(4,5)/(4,1)`` (the same for every ``role``)."""
         cells = self.decode_action(action)
         return "->".join(f"({x},{y})" for x, y in cells[:2]) + "".join(f"/({x},{y})" for x, y in cells[2:])
 

@@ -243,10 +243,10 @@ class raw_env(GGPEnv):
             self.__dict__.update(saved)
             raise
 
-    def _begin(self, state) -> None:
-        self._guarded(self._start_at, self.machine.initial() if state is None else state)
+    def _start_from(self, state) -> None:
+        self._guarded(self._enter, self.machine.initial() if state is None else state)
 
-    def _start_at(self, state) -> None:
+    def _enter(self, state) -> None:
         self._state = state
         self._steps = 0
         self._start()
@@ -262,20 +262,27 @@ class raw_env(GGPEnv):
         self.rewards = self._end_rewards(self._goals)
         self.terminations = {a: True for a in self.agents}
 
+    def _look(self) -> list | None:
+        """The state's goals (also in ``infos``), and every role's legal ids; None once the game is over."""
+        m = self.machine
+        self._goals = m.goals(self._state)
+        self.infos = {r: self._info(i, int(self._goals[i])) for i, r in enumerate(self.possible_agents)}
+        if m.terminal(self._state):
+            return None
+        legal = m.legal(self._state)
+        return None if any(len(l) == 0 for l in legal) else legal
+
+    def _cut(self) -> bool:
+        return self.max_steps is not None and self._steps >= self.max_steps
+
     def _after_change(self) -> None:
         """Play forced joint moves, then find who chooses next (or end the game)."""
         m = self.machine
         for _ in range(MAX_FORCED):
-            self._goals = m.goals(self._state)
-            self.infos = {r: self._info(i, int(self._goals[i])) for i, r in enumerate(self.possible_agents)}
+            legal = self._look()
             self.rewards = {a: 0.0 for a in self.agents}
-            if m.terminal(self._state):
-                return self._finish(False)
-            legal = m.legal(self._state)
-            if any(len(l) == 0 for l in legal):
-                return self._finish(False)
-            if self.max_steps is not None and self._steps >= self.max_steps:
-                return self._finish(True)
+            if legal is None or self._cut():
+                return self._finish(legal is not None)
             choosers = [i for i, l in enumerate(legal) if len(l) > 1]
             self._legal = legal
             if choosers:
@@ -376,9 +383,9 @@ class raw_env(GGPEnv):
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
         return i
 
-    def action_to_string(self, action) -> str:
-        """Action id ``action`` of ``agent_selection`` as its GDL text (`action_to_term()`)."""
-        return self.action_to_term(action)
+    def action_to_string(self, action, role: str | None = None) -> str:
+        """Action id ``action`` of ``role`` (default ``agent_selection``) as its GDL text (`action_to_term()`)."""
+        return self.action_to_term(action, role)
 
     def _why_illegal(self, action: int) -> str:
         return f"it is not one of the {int(self._mask.sum())} legal moves of {self.agent_selection} now"
@@ -558,19 +565,13 @@ class parallel_env(TurnParallelEnv):
         e = self.aec
         e._state = e.machine.next(e._state, joint)
         e._steps += 1
-        # Take one joint move at a time: no forced moves played ahead here.
-        m = e.machine
-        e._goals = m.goals(e._state)
-        infos = {r: e._info(i, int(e._goals[i])) for i, r in enumerate(self.possible_agents)}
-        term = bool(m.terminal(e._state))
-        legal = [] if term else m.legal(e._state)
-        if not term and any(len(l) == 0 for l in legal):
-            term = True
-        trunc = (not term) and e.max_steps is not None and e._steps >= e.max_steps
+        legal = e._look()  # one joint move at a time: no forced moves played ahead here
+        infos = dict(e.infos)
+        term = legal is None
+        trunc = not term and e._cut()
         rewards = {r: 0.0 for r in self.agents}
         if term:
             e.agents = e.possible_agents[:]
-            e.rewards = {}
             e._end(False)
             rewards = dict(e.rewards)
         else:
