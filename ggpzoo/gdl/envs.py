@@ -15,10 +15,11 @@ one legal move plays it automatically; the roles with a choice act in role order
 sheet does not call terminal where some role has no legal move ends the game (as in
 the rules every game shares (docs/games/index.md)).
 
-`raw_env` is a `ggpzoo.envs.base.GGPEnv`, the env class of every ggpzoo game, and
-`parallel_env` a `TurnParallelEnv`: `reset` (its `seed`: None or an integer; the sheets have
-no chance), dead steps, an illegal action's `ValueError` (which says why), `outcome()`,
-`explain_illegal()`, the checks of `set_state`, copies and `render` are theirs.
+`raw_env` is a `ggpzoo.envs.base.GGPEnv`, the env class of every ggpzoo game: `reset` (its
+`seed`: None or an integer; the sheets have no chance), dead steps, an illegal action's
+`ValueError` (which says why), `outcome()`, `explain_illegal()`, the checks of `set_state`,
+copies and `render` are theirs. `parallel_env` (a `TurnParallelEnv` in which every live role
+gives an action at each step) plays one joint move per step.
 
 ### Observation
 `observation`: one byte per fluent of the base set (`game.fluents`, from `base`,
