@@ -1,6 +1,7 @@
 """API tests that every registered environment must pass: one parametrized list, ``ENVS``."""
 
 import pickle
+import re
 
 import numpy as np
 import pettingzoo
@@ -305,3 +306,47 @@ def test_action_space_refuses_huge_ints():
     from ggpzoo.envs.base import ActionSpace
 
     assert not ActionSpace(10_000).contains(2**70)
+
+
+# One env class for every game: a hand-written game's and a GDL sheet's raw_env share GGPEnv's
+# checks, copies and outcome (a sheet keeps its state in its machine).
+EVERY_KIND = ["skirmish_v0", "amazons_split_v0", "gdl:tictactoe", "gdl:rps_fold"]
+
+
+@pytest.mark.parametrize("game", EVERY_KIND)
+def test_every_game_is_one_env_class(game):
+    import copy
+
+    from ggpzoo.envs import spec
+    from ggpzoo.envs.base import GGPEnv, TurnParallelEnv
+
+    s = spec(game)
+    raw = s.raw_env()
+    assert isinstance(raw, GGPEnv) and isinstance(s.parallel_env(), TurnParallelEnv)
+    assert raw.game_spec.agents == s.agents and raw.possible_agents == list(s.agents)
+    for early in (raw.outcome, lambda: raw.explain_illegal(0), lambda: raw.parse_move("1")):
+        with pytest.raises(RuntimeError, match="no game yet: call reset"):
+            early()
+    with pytest.raises(ValueError, match="seed must be None or an integer"):
+        raw.reset(seed="1")
+    raw.reset(seed=3)
+    start = raw.get_state()
+    raw.set_state(raw.checked_state(start))  # what get_state gives, checked, plays on
+    legal = raw.legal_actions()
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    assert np.flatnonzero(mask).tolist() == legal.tolist()
+    for bad in np.flatnonzero(mask == 0)[:1]:  # rock-paper-scissors has no illegal move at the start
+        reason = re.escape(raw.explain_illegal(bad))
+        with pytest.raises(ValueError, match=rf"action {bad} = .* is illegal for {raw.agent_selection}: {reason}"):
+            raw.step(int(bad))
+    twin = copy.deepcopy(raw)  # an independent game in the same position
+    twin.step(int(legal[0]))
+    assert np.array_equal(raw.observe(raw.agent_selection)["action_mask"], mask)
+    assert twin.agent_selection != raw.agent_selection or twin.at_turn_start() != raw.at_turn_start()
+    while not raw.is_game_over():
+        raw.step(int(raw.legal_actions()[-1]))
+    out = raw.outcome()
+    assert out.goals == {a: raw.infos[a]["goal"] for a in raw.possible_agents}
+    assert out.termination == "rules" and out.steps > 0
+    paid = {a: (1.0 if a == out.winner else -1.0) if out.winner else 0.0 for a in raw.possible_agents}
+    assert raw.rewards == paid

@@ -1,4 +1,4 @@
-"""The AEC base class every ggpzoo game subclasses, and the rules-kernel protocol.
+"""The AEC env class of every ggpzoo game, and the rules-kernel protocol.
 
 A game is two pieces:
 
@@ -47,7 +47,13 @@ A game is two pieces:
 
 `GGPEnv` does everything the games share: spaces, reset, dead steps, legality
 checks with a clear ``ValueError``, rewards from goals at the end, goals in ``infos``,
-the opt-in ``max_steps`` truncation, and the rendering (text, image, window: `ggpzoo.envs.render`).
+the outcome, moves typed by people, checked ``set_state``, copies, the opt-in ``max_steps``
+truncation, and the rendering (text, image, window: `ggpzoo.envs.render`).
+
+A GDL sheet's env ([`ggpzoo.gdl.envs.raw_env`][ggpzoo.gdl.envs.raw_env]) is a `GGPEnv` too: it
+keeps its state in the sheet's machine instead of kernel arrays and replaces the pieces that
+read them (``_start_from``, ``_after_change``, ``step``, ``observe``, ``get_state``/``checked_state``,
+``_goal_values``, ``_steps_played``, ``_read_move``, ``_why_illegal``, the board drawings).
 """
 
 from __future__ import annotations
@@ -80,6 +86,7 @@ __all__ = [
     "Outcome",
     "ActionSpace",
     "make_env_fn",
+    "wrapped",
     "make_parallel_fn",
     "TurnParallelEnv",
     "cell",
@@ -165,7 +172,7 @@ class Outcome(NamedTuple):
 
 
 class GGPEnv(AECEnv, EzPickle):
-    """AEC environment over a ggpzoo rules kernel.
+    """AEC environment over a ggpzoo rules kernel (or, in `ggpzoo.gdl.envs.raw_env`, a GDL sheet's machine).
 
     Subclasses set ``game_spec`` (a [`GameSpec`][ggpzoo.envs.gamespec.GameSpec]): the kernel,
     variant, spaces, pieces and ``metadata`` all come from it. They may extend
@@ -218,26 +225,7 @@ class GGPEnv(AECEnv, EzPickle):
     def __init__(self, render_mode: str | None = None, max_steps: int | None = None, mask_in_infos: bool = False):
         EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps, mask_in_infos=mask_in_infos)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
-        if render_mode == "human" and importlib.util.find_spec("pygame") is None:
-            raise DependencyNotInstalled(
-                "render_mode='human' needs pygame: pip install 'ggpzoo[render]' (or use 'rgb_array' or 'ansi')"
-            )
-        if not isinstance(mask_in_infos, (bool, np.bool_)):
-            raise ValueError(f"mask_in_infos must be True or False, got {mask_in_infos!r}")
-        self.mask_in_infos = bool(mask_in_infos)
-        self.render_mode = render_mode
-        self._last_action: int | None = None  # the last action played, drawn highlighted
-        self._window = None  # the pygame window of render_mode="human"
-        if render_mode == "human":  # redraw after every step, without a test in step()'s hot path
-            self.step = self._step_and_draw
-        self.max_steps = None if max_steps is None else int(max_steps)
-
+        self._setup(render_mode, max_steps, mask_in_infos)
         k = self.kernel
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
@@ -258,6 +246,28 @@ class GGPEnv(AECEnv, EzPickle):
         self._mask = np.zeros(self.num_actions, np.int8)  # kept equal to the legal list
         self._over = True  # no game until reset()
 
+    def _setup(self, render_mode, max_steps, mask_in_infos=False) -> None:
+        """Check and keep the arguments every env takes (a bad one: a ValueError naming it)."""
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+        ):
+            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        if render_mode == "human" and importlib.util.find_spec("pygame") is None:
+            raise DependencyNotInstalled(
+                "render_mode='human' needs pygame: pip install 'ggpzoo[render]' (or use 'rgb_array' or 'ansi')"
+            )
+        if not isinstance(mask_in_infos, (bool, np.bool_)):
+            raise ValueError(f"mask_in_infos must be True or False, got {mask_in_infos!r}")
+        self.mask_in_infos = bool(mask_in_infos)
+        self.render_mode = render_mode
+        self._last_action: int | None = None  # the last action played, drawn highlighted
+        self._window = None  # the pygame window of render_mode="human"
+        if render_mode == "human":  # redraw after every step, without a test in step()'s hot path
+            self.step = self._step_and_draw
+        self.max_steps = None if max_steps is None else int(max_steps)
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -271,32 +281,40 @@ class GGPEnv(AECEnv, EzPickle):
         must still be None or an integer, as gymnasium's seeds are)."""
         if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be None or an integer, got {seed!r}")
-        self.kernel.init(self._board, self._aux, self.variant)
-        self._start()
+        self._start_from(None)
 
-    def set_state(self, state: tuple[np.ndarray, np.ndarray]) -> None:
-        """Continue from a kernel state ``(board, aux)``, e.g. one from
-        [`get_state()`][ggpzoo.envs.base.GGPEnv.get_state].
+    def set_state(self, state) -> None:
+        """Continue from ``state``, e.g. one from [`get_state()`][ggpzoo.envs.base.GGPEnv.get_state].
 
-        The env is as after [`reset()`][ggpzoo.envs.base.GGPEnv.reset], but in that position: both agents live, rewards
-        cleared (or set, if the position is terminal). The arrays are copied.
+        The env is as after [`reset()`][ggpzoo.envs.base.GGPEnv.reset], but in that position: every agent live,
+        rewards cleared (or set, if the position is terminal). The state is copied.
 
-        The state is checked first ([`ggpzoo.envs.state_check.checked_state()`][ggpzoo.envs.state_check.checked_state]):
-        a bad one raises ``ValueError`` naming the problem and leaves the env as it was.
+        The state is checked first ([`checked_state()`][ggpzoo.envs.base.GGPEnv.checked_state]): a bad one raises
+        ``ValueError`` naming the problem and leaves the env as it was.
         """
-        board, aux = checked_state(state, self.kernel, self.variant, self.metadata["name"])
-        self._board[:] = board
-        self._aux[:] = aux
+        self._start_from(self.checked_state(state))
+
+    def checked_state(self, state):
+        """``state`` as fresh arrays of this game (a kernel state ``(board, aux)``), checked
+        ([`ggpzoo.envs.state_check.checked_state()`][ggpzoo.envs.state_check.checked_state]); else a
+        ``ValueError`` naming the problem."""
+        return checked_state(state, self.kernel, self.variant, self.metadata["name"])
+
+    def _start_from(self, state) -> None:
+        """Start from ``state`` (a checked one), or from the start position when None."""
+        if state is None:
+            self.kernel.init(self._board, self._aux, self.variant)
+        else:
+            self._board[:], self._aux[:] = state
         self._start()
 
     def _start(self) -> None:
+        """Every agent live, rewards cleared, then the state's legal moves, goals and flags."""
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        _set_mask(self._mask, self._legal, self._n_legal, 0)
-        self._n_legal = 0
         self._last_action = None
         self._after_change()
         self._accumulate_rewards()
@@ -338,8 +356,7 @@ class GGPEnv(AECEnv, EzPickle):
         self.infos = {white: self._info(0, gw), black: self._info(1, gb)}
         self.agent_selection = self.possible_agents[aux[ROLE]]
         if self._over:
-            # +1 / -1 / 0 each (a draw pays +0.0 to both, never -0.0)
-            self.rewards = {white: float((gw > gb) - (gw < gb)), black: float((gb > gw) - (gb < gw))}
+            self.rewards = self._end_rewards((gw, gb))
             self.terminations = {white: True, black: True}
         else:
             self.rewards = {white: 0.0, black: 0.0}
@@ -354,6 +371,16 @@ class GGPEnv(AECEnv, EzPickle):
     def _info(self, role: int, goal: int) -> dict:
         """The ``infos`` entry of ``role``; subclasses may add keys."""
         return {"goal": goal}
+
+    def _end_rewards(self, goals) -> dict:
+        """Every agent's reward at the end of a game from the goals (one per role, in order):
+        `ggpzoo.engine.rewards.outcome_rewards()` (+1 above every other role, -1 below the best
+        other, 0 tied at the top; a one-role game: goal / 100)."""
+        from ggpzoo.engine.rewards import outcome_rewards
+
+        out = np.zeros(len(goals))
+        outcome_rewards(np.asarray(goals, np.int64), out)
+        return {a: float(r) + 0.0 for a, r in zip(self.possible_agents, out, strict=True)}  # a draw: +0.0
 
     # ------------------------------------------------------------------ observations
     def observe(self, agent):
@@ -383,16 +410,28 @@ class GGPEnv(AECEnv, EzPickle):
         """Whether the game has ended: by the rules, or cut short by ``max_steps``."""
         return self._over or any(getattr(self, "truncations", {}).values())
 
-    def outcome(self) -> Outcome | None:
-        """How the game ended (an [`Outcome`][ggpzoo.envs.base.Outcome]), or None while it runs."""
+    def _need_game(self) -> None:
         if not hasattr(self, "infos"):
             raise RuntimeError("no game yet: call reset() first")
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (an [`Outcome`][ggpzoo.envs.base.Outcome]), or None while it runs."""
+        self._need_game()
         if not self.is_game_over():
             return None
-        white, black = self.possible_agents
-        gw, gb = (int(g) for g in self.kernel.goals(self._board, self._aux))  # infos empty once agents are done
-        winner = white if gw > gb else black if gb > gw else None
-        return Outcome(winner, {white: gw, black: gb}, "rules" if self._over else "max_steps", int(self._aux[STEP]))
+        goals = {r: int(g) for r, g in zip(self.possible_agents, self._goal_values(), strict=True)}
+        best = max(goals.values())
+        top = [r for r, g in goals.items() if g == best]
+        winner = top[0] if len(top) == 1 and len(goals) > 1 else None
+        cut = any(self.truncations.values())
+        return Outcome(winner, goals, "max_steps" if cut else "rules", self._steps_played())
+
+    def _goal_values(self):
+        """Every role's goal now, in role order (``infos`` loses an agent's once it is done)."""
+        return self.kernel.goals(self._board, self._aux)
+
+    def _steps_played(self) -> int:
+        return int(self._aux[STEP])
 
     @property
     def phase(self) -> str | None:
@@ -436,11 +475,16 @@ class GGPEnv(AECEnv, EzPickle):
         ``amazons_split_v0``). Raises [`MoveError`][ggpzoo.envs.notation.MoveError] (a
         ValueError) saying why ``text`` names no legal action.
         """
+        self._need_game()
         if not isinstance(text, str):
             raise MoveError(f"a move is text, got {type(text).__name__}")
         text = text.strip()
         if len(text) > MAX_MOVE_TEXT:
             raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(text)}")
+        return self._read_move(text)
+
+    def _read_move(self, text: str) -> list[int]:
+        """`parse_move()` of stripped ``text`` of a sensible length."""
         if text.isascii() and text.isdigit():  # a raw action id (not '²' or other digits int() refuses)
             a = int(text)
             if not 0 <= a < self.num_actions:
@@ -467,10 +511,12 @@ class GGPEnv(AECEnv, EzPickle):
     def explain_illegal(self, action) -> str | None:
         """None if ``action`` is legal now, else why not (a short sentence).
 
-        Raises ValueError if ``action`` is not an action id of this env at all.
+        Raises ValueError if ``action`` is not an action id of ``agent_selection`` at all.
         """
-        a = integer_id(action, self.num_actions)
-        if self._mask[a]:
+        self._need_game()
+        mask = self._mask
+        a = integer_id(action, len(mask))
+        if mask[a]:
             return None
         if self.is_game_over():
             return "the game is over"
@@ -479,14 +525,15 @@ class GGPEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------ actions
     def _check_action(self, action) -> int:
         """Return ``action`` as an int if it is legal now, else raise a ValueError saying why."""
-        a = integer_id(action, self.num_actions)
+        mask = self._mask
+        a = integer_id(action, len(mask))
+        if mask[a]:
+            return a
         reason = self.explain_illegal(a)
-        if reason is not None:
-            raise ValueError(f"action {a} = {self.action_to_string(a)} is illegal for {self.agent_selection}: {reason}")
-        return a
+        raise ValueError(f"action {a} = {self.action_to_string(a)} is illegal for {self.agent_selection}: {reason}")
 
-    def action_to_string(self, action: int) -> str:
-        """``action`` as its 1-based cells, e.g. ``(4,1)->(4,5)/(4,1)``."""
+    def action_to_string(self, action: int, role: str | None = None) -> str:
+        """``action`` as its 1-based cells, e.g. ``(4,1)->(4,5)/(4,1)`` (the same for every ``role``)."""
         cells = self.decode_action(action)
         return "->".join(f"({x},{y})" for x, y in cells[:2]) + "".join(f"/({x},{y})" for x, y in cells[2:])
 
@@ -550,9 +597,9 @@ class GGPEnv(AECEnv, EzPickle):
         if mode is None:
             import gymnasium
 
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
-            )
+            modes = [repr(m) for m in self.metadata["render_modes"]]
+            modes = ", ".join(modes[:-1]) + " or " + modes[-1] if len(modes) > 1 else modes[0]
+            gymnasium.logger.warn(f"render() called without a render_mode; pass render_mode={modes}")
             return None
         if mode == "ansi":
             return self.board_string()
@@ -566,7 +613,7 @@ class GGPEnv(AECEnv, EzPickle):
 
     def _step_and_draw(self, action) -> None:
         """``step`` of ``render_mode="human"``: the step, then the window redrawn."""
-        GGPEnv.step(self, action)
+        type(self).step(self, action)
         self.render()
 
     def last_action_cells(self) -> tuple[int, ...]:
@@ -605,10 +652,14 @@ class GGPEnv(AECEnv, EzPickle):
         for key, value in self.__dict__.items():
             if key == "step":  # render_mode="human" binds step to _step_and_draw
                 continue
-            new.__dict__[key] = None if key == "_window" else copy.deepcopy(value, memo)
+            new.__dict__[key] = None if key == "_window" else self._copied(key, value, memo)
         if self.render_mode == "human":
             new.step = new._step_and_draw
         return new
+
+    def _copied(self, key: str, value, memo):
+        """The copy's value of attribute ``key`` (a deep copy; subclasses share what is read-only)."""
+        return copy.deepcopy(value, memo)
 
     def __copy__(self):
         return self.__deepcopy__({})
@@ -654,15 +705,19 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return str(self.env)
 
 
+def wrapped(raw: GGPEnv):
+    """``raw`` in the PettingZoo-classic wrappers every ggpzoo ``env()`` returns (with
+    ``set_state``: an illegal move ends the game at -1, ``set_state`` counts as a reset)."""
+    e = TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return OrderEnforcingWrapper(e)
+
+
 def make_env_fn(raw_env_cls):
     """Return the PettingZoo-classic ``env()`` factory for ``raw_env_cls``."""
 
     def env(**kwargs):
-        e = raw_env_cls(**kwargs)
-        e = TerminateIllegalWrapper(e, illegal_reward=-1)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        e = OrderEnforcingWrapper(e)
-        return e
+        return wrapped(raw_env_cls(**kwargs))
 
     env.__doc__ = f"The wrapped {raw_env_cls.metadata['name']} environment (PettingZoo classic wrappers)."
     return env
@@ -676,13 +731,16 @@ class TurnParallelEnv(ParallelEnv, EzPickle):
     if given, is ignored). ``infos[agent]["active_agent"]`` names the role to move. Rewards,
     goals, ``max_steps`` and the observation are the AEC env's (``raw_env``, whose arguments
     this takes); once the game ends no agent is live. A GDL sheet's Parallel env,
-    `ggpzoo.gdl.envs.parallel_env`, takes every role's action each step instead, since its roles
-    may move at once.
+    `ggpzoo.gdl.envs.parallel_env` (a subclass), takes every role's action each step instead, since
+    its roles may move at once.
     """
 
     def __init__(self, raw_env_cls, **kwargs):
         EzPickle.__init__(self, raw_env_cls, **kwargs)
-        self.aec = raw_env_cls(**kwargs)
+        self._adopt(raw_env_cls(**kwargs))
+
+    def _adopt(self, aec: GGPEnv) -> None:
+        self.aec = aec
         self.possible_agents = self.aec.possible_agents[:]
         self.agents = []
         self.metadata = dict(self.aec.metadata, is_parallelizable=True)

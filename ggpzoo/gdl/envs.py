@@ -15,6 +15,12 @@ one legal move plays it automatically; the roles with a choice act in role order
 sheet does not call terminal where some role has no legal move ends the game (as in
 the rules every game shares (docs/games/index.md)).
 
+`raw_env` is a `ggpzoo.envs.base.GGPEnv`, the env class of every ggpzoo game: `reset` (its
+`seed`: None or an integer; the sheets have no chance), dead steps, an illegal action's
+`ValueError` (which says why), `outcome()`, `explain_illegal()`, the checks of `set_state`,
+copies and `render` are theirs. `parallel_env` (a `TurnParallelEnv` in which every live role
+gives an action at each step) plays one joint move per step.
+
 ### Observation
 `observation`: one byte per fluent of the base set (`game.fluents`, from `base`,
 grounding or argument domains), 1 when the fluent is true, followed by a one-hot of the observing role.
@@ -48,24 +54,24 @@ at the top; in a one-role game, goal / 100.
 ### Version history
 * v0: initial release; `set_state` and `checked_state` added in 0.6.0 (no change to play).
   In 0.7.0 `render_mode="ansi"` draws the grid (it listed the true fluents) and the moves of
-  people (`parse_move`, `move_help`), `outcome` and `board_image` were added (no change to play).
+  people (`parse_move`, `move_help`), `outcome` and `board_image` were added (no change to play);
+  `raw_env` became a `GGPEnv` (`reset` refuses a `seed` that is not an integer; no change to play).
 """
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv
 
-from ggpzoo.envs.base import ActionSpace, OrderEnforcingWrapper, Outcome, TerminateIllegalWrapper, integer_id
-from ggpzoo.envs.notation import MAX_MOVE_TEXT, MoveError
+from ggpzoo.envs.base import ActionSpace, GGPEnv, TurnParallelEnv, integer_id, wrapped
+from ggpzoo.envs.notation import MoveError
 from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with no choice before the env gives up
 from ggpzoo.gdl.board import SheetBoard
 from ggpzoo.gdl.game import Game, load
+from ggpzoo.gdl.spec import gdl_spec
+from ggpzoo.gdl.states import fluent_vector, state_from_fluents
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
 __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
@@ -127,8 +133,9 @@ def _one_term(text: str, what: str):
     return rules[0].head
 
 
-class raw_env(AECEnv, EzPickle):
-    """AEC env over any GDL sheet (see the module docstring).
+class raw_env(GGPEnv):
+    """AEC env over any GDL sheet (see the module docstring): a [`GGPEnv`][ggpzoo.envs.base.GGPEnv] whose state is
+    its sheet's machine's, with the joint moves of the sheet's roles taken in role order.
 
     Args:
         path: a ``.kif`` path, KIF text, or a loaded [`Game`][ggpzoo.gdl.game.Game].
@@ -159,23 +166,16 @@ class raw_env(AECEnv, EzPickle):
             max_steps=max_steps,
             ground_time_limit=ground_time_limit,
         )
-        super().__init__()
+        AECEnv.__init__(self)
         if path is None:
             raise ValueError("raw_env needs a GDL sheet: a .kif path, KIF text or a ggpzoo.gdl.Game")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+        self._setup(render_mode, max_steps)
         if backend not in ("auto", "compiled", "exact"):
             raise ValueError(f"backend must be 'auto', 'compiled' or 'exact', got {backend!r}")
-        self.game = path if isinstance(path, Game) else load(path, ground_time_limit=ground_time_limit)
-        self.render_mode = render_mode
-        self.max_steps = None if max_steps is None else int(max_steps)
-        self.machine = make_machine(self.game, backend)
+        self.game = g = path if isinstance(path, Game) else load(path, ground_time_limit=ground_time_limit)
+        self.machine = make_machine(g, backend)
         self.backend = self.machine.backend
-        g = self.game
+        self.game_spec = gdl_spec(g)
         self.metadata = dict(self.metadata, name=f"gdl_{g.name}_v0")
         self.possible_agents = list(g.roles)
         self.agents = self.possible_agents[:]
@@ -191,7 +191,7 @@ class raw_env(AECEnv, EzPickle):
         self.sheet_board = SheetBoard(g.fluents, self.grid)
         self._folded_ids: dict = {}  # role -> {GDL text in lower case: action id}, made when a person types a move
         self.observation_spaces = {}
-        for _i, r in enumerate(g.roles):
+        for r in g.roles:
             d = {
                 "observation": spaces.Box(0, 1, (nf + nr,), np.int8),
                 "action_mask": spaces.Box(0, 1, (len(self.actions[r]),), np.int8),
@@ -209,12 +209,10 @@ class raw_env(AECEnv, EzPickle):
         self._steps = 0
         self._over = True
 
-    # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
+    @property
+    def _mask(self) -> np.ndarray:
+        """The mask of ``agent_selection`` (what `GGPEnv`'s legality checks read)."""
+        return self._masks[self.agent_selection]
 
     # ------------------------------------------------------------------ flow
     _MOVE_STATE = (
@@ -246,19 +244,13 @@ class raw_env(AECEnv, EzPickle):
             self.__dict__.update(saved)
             raise
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game. GDL games have no chance: ``seed`` changes nothing."""
-        self._guarded(self._start, self.machine.initial())
+    def _start_from(self, state) -> None:
+        self._guarded(self._enter, self.machine.initial() if state is None else state)
 
-    def _start(self, state) -> None:
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+    def _enter(self, state) -> None:
         self._state = state
         self._steps = 0
-        self._advance()
+        self._start()
 
     def _end(self, truncated: bool = False) -> None:
         self._over = True
@@ -268,32 +260,30 @@ class raw_env(AECEnv, EzPickle):
         if truncated:
             self.truncations = {a: True for a in self.agents}
             return
-        goals = self._goals
-        n = len(self.possible_agents)
-        for i, r in enumerate(self.possible_agents):
-            if n == 1:
-                rew = goals[0] / 100.0
-            else:
-                best_other = max(int(goals[j]) for j in range(n) if j != i)
-                gi = int(goals[i])
-                rew = float((gi > best_other) - (gi < best_other))
-            self.rewards[r] = rew
+        self.rewards = self._end_rewards(self._goals)
         self.terminations = {a: True for a in self.agents}
 
-    def _advance(self) -> None:
+    def _look(self) -> list | None:
+        """The state's goals (also in ``infos``), and every role's legal ids; None once the game is over."""
+        m = self.machine
+        self._goals = m.goals(self._state)
+        self.infos = {r: self._info(i, int(self._goals[i])) for i, r in enumerate(self.possible_agents)}
+        if m.terminal(self._state):
+            return None
+        legal = m.legal(self._state)
+        return None if any(len(l) == 0 for l in legal) else legal
+
+    def _cut(self) -> bool:
+        return self.max_steps is not None and self._steps >= self.max_steps
+
+    def _after_change(self) -> None:
         """Play forced joint moves, then find who chooses next (or end the game)."""
         m = self.machine
         for _ in range(MAX_FORCED):
-            self._goals = m.goals(self._state)
-            self.infos = {r: {"goal": int(self._goals[i])} for i, r in enumerate(self.possible_agents)}
+            legal = self._look()
             self.rewards = {a: 0.0 for a in self.agents}
-            if m.terminal(self._state):
-                return self._finish(False)
-            legal = m.legal(self._state)
-            if any(len(l) == 0 for l in legal):
-                return self._finish(False)
-            if self.max_steps is not None and self._steps >= self.max_steps:
-                return self._finish(True)
+            if legal is None or self._cut():
+                return self._finish(legal is not None)
             choosers = [i for i, l in enumerate(legal) if len(l) > 1]
             self._legal = legal
             if choosers:
@@ -308,7 +298,6 @@ class raw_env(AECEnv, EzPickle):
 
     def _finish(self, truncated: bool) -> None:
         self._end(truncated)
-        self._accumulate_rewards()
         if self.agents:
             self.agent_selection = self.agents[0]
 
@@ -326,14 +315,7 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("step() called after the game ended and every agent was removed; call reset()")
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        mask = self._masks[agent]
-        a = integer_id(action, len(mask))
-        if not mask[a]:
-            legal = ", ".join(to_text(self.actions[agent][int(j)]) for j in np.flatnonzero(mask)[:8])
-            raise ValueError(
-                f"action {a} = {to_text(self.actions[agent][a])} is illegal for {agent} now; legal: {legal}..."
-            )
-        self._guarded(self._play, agent, a)
+        self._guarded(self._play, agent, self._check_action(action))
 
     def _play(self, agent: str, a: int) -> None:
         self._cumulative_rewards[agent] = 0.0
@@ -347,22 +329,27 @@ class raw_env(AECEnv, EzPickle):
         joint = [self._chosen.get(j, int(l[0]) if len(l) else 0) for j, l in enumerate(self._legal)]
         self._state = self.machine.next(self._state, joint)
         self._steps += 1
-        self._advance()
-        if not self._over:
-            self._accumulate_rewards()
+        self._after_change()
+        self._accumulate_rewards()
+
+    def _goal_values(self):
+        return self._goals
+
+    def _steps_played(self) -> int:
+        return int(self._steps)
+
+    def at_turn_start(self) -> bool:
+        """Whether the next action begins a joint move (no role has chosen yet in this one)."""
+        return not self._chosen
 
     # ------------------------------------------------------------------ observations
-    def _obs_vector(self, agent) -> tuple[np.ndarray, np.ndarray]:
+    def observe(self, agent):
+        self._need_game()
+        self._role(agent)
         fv = self.machine.fluent_vector(self._state).astype(np.int8)
         v = np.zeros(self._nf + len(self.possible_agents), np.int8)
         v[: self._nf] = fv
         v[self._nf + self.possible_agents.index(agent)] = 1
-        return v, fv
-
-    def observe(self, agent):
-        self._need_game()
-        self._role(agent)
-        v, fv = self._obs_vector(agent)
         out = {"observation": v, "action_mask": self._masks[agent].copy()}
         if self.grid:
             xs, ys, names, fi, flat = self.grid
@@ -383,10 +370,6 @@ class raw_env(AECEnv, EzPickle):
             )
         return role
 
-    def _need_game(self) -> None:
-        if self._state is None:
-            raise RuntimeError("no game yet: call reset() first")
-
     def action_to_term(self, action, role: str | None = None) -> str:
         """The GDL text of action id ``action`` of ``role`` (default ``agent_selection``)."""
         role = self._role(role)
@@ -401,51 +384,15 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
         return i
 
-    def is_game_over(self) -> bool:
-        """Whether the game has ended: by the rules, or cut short by ``max_steps``."""
-        return self._over
+    def action_to_string(self, action, role: str | None = None) -> str:
+        """Action id ``action`` of ``role`` (default ``agent_selection``) as its GDL text (`action_to_term()`)."""
+        return self.action_to_term(action, role)
 
-    def outcome(self) -> Outcome | None:
-        """How the game ended (an [`Outcome`][ggpzoo.envs.base.Outcome]: ``winner`` the role whose goal beats
-        every other role's, None for a tie at the top; ``steps`` the joint moves played), or None while it runs."""
-        self._need_game()
-        if not self._over:
-            return None
-        goals = {r: int(g) for r, g in zip(self.possible_agents, self._goals, strict=True)}
-        best = max(goals.values())
-        top = [r for r, g in goals.items() if g == best]
-        winner = top[0] if len(top) == 1 and len(goals) > 1 else None
-        cut = any(self.truncations.values())
-        return Outcome(winner, goals, "max_steps" if cut else "rules", int(self._steps))
-
-    @property
-    def phase(self) -> str | None:
-        """None: a role's move is its whole turn (the kernels' stage of a split turn)."""
-        return None
-
-    def at_turn_start(self) -> bool:
-        """Whether the next action begins a joint move (no role has chosen yet in this one)."""
-        return not self._chosen
-
-    # ------------------------------------------------------------------ moves as people type them
-    def action_to_string(self, action) -> str:
-        """Action id ``action`` of ``agent_selection`` as its GDL text (`action_to_term()`)."""
-        return self.action_to_term(action)
-
-    def explain_illegal(self, action) -> str | None:
-        """None if ``action`` is legal for ``agent_selection`` now, else why not; ValueError if it is
-        not an action id of that role at all."""
-        self._need_game()
-        role = self.agent_selection
-        a = integer_id(action, len(self.actions[role]))
-        if self._masks[role][a]:
-            return None
-        if self._over:
-            return "the game is over"
-        return f"it is not one of the {int(self._masks[role].sum())} legal moves of {role} now"
+    def _why_illegal(self, action: int) -> str:
+        return f"it is not one of the {int(self._mask.sum())} legal moves of {self.agent_selection} now"
 
     def move_help(self) -> str:
-        """How a person types a move now ([`parse_move()`][ggpzoo.gdl.envs.raw_env.parse_move]), with a legal
+        """How a person types a move now ([`parse_move()`][ggpzoo.envs.base.GGPEnv.parse_move]), with a legal
         one as the example."""
         self._need_game()
         role = self.agent_selection
@@ -458,27 +405,17 @@ class raw_env(AECEnv, EzPickle):
         )
 
     def legal_moves_text(self, limit: int = 60) -> str:
-        """The legal moves of ``agent_selection``, numbered as [`parse_move()`][ggpzoo.gdl.envs.raw_env.parse_move]
+        """The legal moves of ``agent_selection``, numbered as [`parse_move()`][ggpzoo.envs.base.GGPEnv.parse_move]
         reads them (the first ``limit``)."""
         terms = self.legal_terms()
         listed = ", ".join(f"[{k}] {t}" for k, t in enumerate(terms[:limit], 1))
         more = f" ... and {len(terms) - limit} more" if len(terms) > limit else ""
         return f"{len(terms)} legal moves: {listed}{more}"
 
-    def parse_move(self, text: str) -> list[int]:
-        """The legal action a person means by ``text`` now, as a one-item list: the move of
-        ``agent_selection`` written as a GDL term (``"(mark 1 2)"``, or ``"mark 1 2"`` without the outer
-        parentheses; any case: matched to the sheet's spelling), or its number in
-        [`legal_moves_text()`][ggpzoo.gdl.envs.raw_env.legal_moves_text] (``"3"``, counted from 1).
-
-        Raises [`MoveError`][ggpzoo.envs.notation.MoveError] (a ValueError) saying why ``text`` names no legal move.
-        """
-        self._need_game()
-        if not isinstance(text, str):
-            raise MoveError(f"a move is text, got {type(text).__name__}")
-        text = text.strip()
-        if len(text) > MAX_MOVE_TEXT:
-            raise MoveError(f"a move is at most {MAX_MOVE_TEXT} characters, got {len(text)}")
+    def _read_move(self, text: str) -> list[int]:
+        """A sheet's move: the move of ``agent_selection`` written as a GDL term (``"(mark 1 2)"``, or
+        ``"mark 1 2"`` without the outer parentheses; any case: matched to the sheet's spelling), or its
+        number in [`legal_moves_text()`][ggpzoo.gdl.envs.raw_env.legal_moves_text] (``"3"``, counted from 1)."""
         if self._over:
             raise MoveError("the game is over")
         role = self.agent_selection
@@ -530,71 +467,30 @@ class raw_env(AECEnv, EzPickle):
         if isinstance(state, np.ndarray):
             if self.backend != "compiled":
                 raise ValueError("an array state is a state of the compiled path; this env runs the exact path")
-            n = len(self.machine.net.fluents)
-            if state.shape != (n,) or not (np.issubdtype(state.dtype, np.integer) or state.dtype == np.bool_):
-                raise ValueError(f"a state of {self.game.name} is {n} fluents (0/1), got {state.dtype} {state.shape}")
-            if n and (state.min() < 0 or state.max() > 1):
-                raise ValueError(f"a state of {self.game.name} has fluents 0 or 1, got values {np.unique(state)}")
-            return np.ascontiguousarray(state, np.uint8).copy()
+            return fluent_vector(self.game, state, "a vector")
         if isinstance(state, (str, bytes)) or not isinstance(state, (frozenset, set, list, tuple)):
             raise ValueError(
                 f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
             )
-        terms = []
-        for f in state:
-            if isinstance(f, str):
-                f = _one_term(f, "fluent")
-            if f not in self.game.fluent_ids:
-                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name}")
-            terms.append(f)
-        if self.backend == "exact":
-            return frozenset(terms)
-        index = self.machine.net.fluent_index
-        out = np.zeros(len(self.machine.net.fluents), np.uint8)
+        terms = [_one_term(f, "fluent") if isinstance(f, str) else f for f in state]
         for f in terms:
-            if f not in index:
-                raise ValueError(f"{to_text(f)} is not a fluent of {self.game.name} (not in game.fluents)")
-            out[index[f]] = 1
-        return out
+            if not isinstance(f, (str, tuple)) or f not in self.game.fluent_ids:
+                name = to_text(f) if isinstance(f, (str, tuple)) else repr(f)
+                raise ValueError(f"{name} is not a fluent of {self.game.name}")
+        return frozenset(terms) if self.backend == "exact" else state_from_fluents(self.game, terms)
 
-    def set_state(self, state) -> None:
-        """Continue from ``state`` (see [`checked_state()`][ggpzoo.gdl.envs.raw_env.checked_state], which checks it
-        first: a bad one raises ``ValueError`` and leaves the env as it was). The env is as after
-        [`reset()`][ggpzoo.gdl.envs.raw_env.reset], in that position: every role live, rewards cleared (or paid, if it
-        ends the game),
-        forced moves played, ``max_steps`` counted from here."""
-        self._guarded(self._start, self.checked_state(state))
-
-    def __deepcopy__(self, memo):
-        """An independent copy in the same position: the sheet (read-only) is shared, the
-        machine is a new one of the same network, everything else is copied (``EzPickle``
-        alone would rebuild an env that was never reset)."""
-        new = type(self).__new__(type(self))
-        memo[id(self)] = new
-        for key, value in self.__dict__.items():
-            if key == "game":
-                new.__dict__[key] = value
-            elif key == "machine":
-                new.__dict__[key] = self.game.machine(self.backend)
-            else:
-                new.__dict__[key] = copy.deepcopy(value, memo)
-        return new
-
-    def __copy__(self):
-        return self.__deepcopy__({})
+    def _copied(self, key: str, value, memo):
+        """The sheet (read-only) and its spec are shared; the machine is a new one of the same network."""
+        if key in ("game", "game_spec"):
+            return value
+        if key == "machine":
+            return self.game.machine(self.backend)
+        return super()._copied(key, value, memo)
 
     def true_fluents(self) -> list[str]:
         """The fluents true now, as GDL text, sorted."""
         fv = self.machine.fluent_vector(self._state)
         return [to_text(self.game.fluents[i]) for i in np.flatnonzero(fv)]
-
-    def render(self):
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        return self.board_string()
 
     def board_string(self) -> str:
         """The position as text ([`SheetBoard`][ggpzoo.gdl.board.SheetBoard]): the grid of a sheet whose fluents
@@ -610,43 +506,28 @@ class raw_env(AECEnv, EzPickle):
         fv = self.machine.fluent_vector(self._state)
         return self.sheet_board.image(fv, cell_px, f"the GDL game {self.game.name}")
 
-    def close(self) -> None:
-        pass
-
 
 def env(path=None, **kwargs):
     """The wrapped GDL env (PettingZoo-classic wrappers, as every ggpzoo env)."""
-    e = raw_env(path, **kwargs)
-    e = TerminateIllegalWrapper(e, illegal_reward=-1)  # the hand-written envs' own: set_state-aware
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = OrderEnforcingWrapper(e)  # set_state counts as a reset; copies share nothing
-    return e
+    return wrapped(raw_env(path, **kwargs))
 
 
-class parallel_env(ParallelEnv, EzPickle):
+class parallel_env(TurnParallelEnv):
     """Parallel API: every live role gives an action each step (a role with one legal
     move must give that one; its mask shows it). Arguments as [`raw_env`][ggpzoo.gdl.envs.raw_env]."""
 
-    metadata = {"name": "gdl_v0", "render_modes": ["ansi"], "is_parallelizable": True, "render_fps": 2}
-
     def __init__(self, path=None, **kwargs):
         EzPickle.__init__(self, path=path, **kwargs)
-        self._aec = raw_env(path, **kwargs)
-        self.possible_agents = self._aec.possible_agents[:]
-        self.agents = []
-        self.observation_spaces = self._aec.observation_spaces
-        self.action_spaces = self._aec.action_spaces
-        self.render_mode = self._aec.render_mode
-        self.metadata = dict(self.metadata, name=self._aec.metadata["name"])
+        self._adopt(raw_env(path, **kwargs))
+        self.observation_spaces = self.aec.observation_spaces
+        self.action_spaces = self.aec.action_spaces
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
+    @property
+    def _aec(self) -> raw_env:
+        return self.aec
 
     def _obs(self):
-        e = self._aec
+        e = self.aec
         out = {}
         for i, r in enumerate(self.possible_agents):
             o = e.observe(r)
@@ -658,7 +539,7 @@ class parallel_env(ParallelEnv, EzPickle):
         return out
 
     def reset(self, seed=None, options=None):
-        e = self._aec
+        e = self.aec
         e.reset(seed=seed)
         # A sheet whose game is over at its start: no agent is live (step() is refused).
         self.agents = [] if e._over else self.possible_agents[:]
@@ -666,7 +547,7 @@ class parallel_env(ParallelEnv, EzPickle):
         return {r: obs[r] for r in self.agents}, {r: dict(e.infos[r]) for r in self.agents}
 
     def step(self, actions):
-        e = self._aec
+        e = self.aec
         if e._over:
             raise RuntimeError("step() after the game ended; call reset()")
         joint = []
@@ -682,22 +563,16 @@ class parallel_env(ParallelEnv, EzPickle):
         return out[0]
 
     def _play(self, joint):
-        e = self._aec
+        e = self.aec
         e._state = e.machine.next(e._state, joint)
         e._steps += 1
-        # Take one joint move at a time: no forced moves played ahead here.
-        m = e.machine
-        e._goals = m.goals(e._state)
-        infos = {r: {"goal": int(e._goals[i])} for i, r in enumerate(self.possible_agents)}
-        term = bool(m.terminal(e._state))
-        legal = [] if term else m.legal(e._state)
-        if not term and any(len(l) == 0 for l in legal):
-            term = True
-        trunc = (not term) and e.max_steps is not None and e._steps >= e.max_steps
+        legal = e._look()  # one joint move at a time: no forced moves played ahead here
+        infos = dict(e.infos)
+        term = legal is None
+        trunc = not term and e._cut()
         rewards = {r: 0.0 for r in self.agents}
         if term:
             e.agents = e.possible_agents[:]
-            e.rewards = {}
             e._end(False)
             rewards = dict(e.rewards)
         else:
@@ -711,9 +586,3 @@ class parallel_env(ParallelEnv, EzPickle):
             e._over = True
             self.agents = []
         return ({r: obs[r] for r in agents}, rewards, terms, truncs, infos)
-
-    def render(self):
-        return self._aec.render()
-
-    def close(self):
-        pass

@@ -18,13 +18,16 @@ import numpy as np
 
 from ggpzoo.engine.machine import Status
 from ggpzoo.envs.propnet.kernel import MAX_FORCED
-from ggpzoo.gdl.syntax import GDLError, to_text
+from ggpzoo.gdl.syntax import GDLError
 
 __all__ = ["ReasonerMachine"]
 
 
 class ReasonerMachine:
     """A sheet on the exact reasoner: states are frozensets of the fluents that hold.
+
+    It is the sheet's `ggpzoo.gdl.game.ExactMachine` (every role's legal ids in every
+    state), with the turns of the game protocol on top.
 
     Args:
         game: an env name (``"gdl:tictactoe"``), its spec, or a loaded `ggpzoo.gdl.Game`.
@@ -41,21 +44,8 @@ class ReasonerMachine:
             game = s.game
         self.game = game
         self.roles = tuple(game.roles)
-
-    def _legal(self, state) -> list[np.ndarray]:
-        out = []
-        for r in self.roles:
-            ids = self.game.action_ids[r]
-            row = []
-            for m in self.game.legal(state, r):
-                i = ids.get(m)
-                if i is None:
-                    raise GDLError(
-                        f"legal move {to_text(m)} of role {r} is not in its action space (the sheet's input relation)"
-                    )
-                row.append(i)
-            out.append(np.array(sorted(row), np.int64))
-        return out
+        self._exact = exact = game.machine("exact")
+        self._legal, self._play = exact.legal, exact.next
 
     def _over(self, state, legal) -> bool:
         return self.game.is_terminal(state) or any(len(x) == 0 for x in legal)
@@ -68,16 +58,11 @@ class ReasonerMachine:
             state = self._play(state, [int(x[0]) for x in legal])
         raise GDLError(f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end")
 
-    def _play(self, state, ids):
-        moves = {r: self.game.actions[r][int(i)] for r, i in zip(self.roles, ids, strict=True)}
-        return self.game.next_state(state, moves)
-
     def initial(self):
         return self._settle(self.game.initial_state())
 
     def status(self, state) -> Status:
-        goals = self.game.goals(state)
-        goals = np.array([goals[r] for r in self.roles], np.int64)
+        goals = self._exact.goals(state)
         legal = self._legal(state)
         empty = np.zeros(0, np.int64)
         if self._over(state, legal):
@@ -94,11 +79,7 @@ class ReasonerMachine:
         return self._settle(self._play(state, joint))
 
     def observe(self, state, role: int) -> np.ndarray:
-        ids = self.game.fluent_ids
         out = np.zeros(len(self.game.fluents) + len(self.roles), np.float32)
-        for f in state:
-            i = ids.get(f)
-            if i is not None:
-                out[i] = 1
+        out[: len(self.game.fluents)] = self._exact.fluent_vector(state)
         out[len(self.game.fluents) + int(role)] = 1
         return out

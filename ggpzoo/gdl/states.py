@@ -22,7 +22,14 @@ import numpy as np
 from ggpzoo.envs.propnet.kernel import AUX_SIZE
 from ggpzoo.gdl.syntax import parse, to_text
 
-__all__ = ["SimultaneousMoveError", "protocol_state", "state_from_fluents", "checked_state", "env_state"]
+__all__ = [
+    "SimultaneousMoveError",
+    "protocol_state",
+    "state_from_fluents",
+    "fluent_vector",
+    "checked_state",
+    "env_state",
+]
 
 
 class SimultaneousMoveError(ValueError):
@@ -56,7 +63,7 @@ def state_from_fluents(game, fluents) -> np.ndarray:
     return state
 
 
-def _fluent_vector(game, state, what: str) -> np.ndarray:
+def fluent_vector(game, state, what: str) -> np.ndarray:
     """A compiled state's vector, checked: ``n`` fluents, each 0 or 1; a fresh ``uint8`` copy."""
     n = len(game.propnet().fluents)
     a = np.asarray(state)
@@ -83,7 +90,7 @@ def protocol_state(game, state) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(state, (list, tuple)):
         if len(state) != 2:
             raise ValueError(f"not a state of {game.name}: a state is (board, aux), get_state() or a list of fluents")
-        board = _fluent_vector(game, state[0], "a board")
+        board = fluent_vector(game, state[0], "a board")
         given = np.asarray(state[1])
         if given.shape != (AUX_SIZE,) or not np.issubdtype(given.dtype, np.integer):
             raise ValueError(f"not a state of {game.name}: aux is {AUX_SIZE} integers, got {given.dtype} {given.shape}")
@@ -92,7 +99,7 @@ def protocol_state(game, state) -> tuple[np.ndarray, np.ndarray]:
         aux[2] = given[2]
         return board.astype(np.int8), aux
     if isinstance(state, np.ndarray):
-        return _fluent_vector(game, state, "a vector").astype(np.int8), aux
+        return fluent_vector(game, state, "a vector").astype(np.int8), aux
     raise ValueError(
         f"not a state of {game.name}: give env.unwrapped.get_state(), a list of the fluents that hold "
         f"or (board, aux); got {type(state).__name__}"
@@ -111,7 +118,7 @@ def checked_state(game, state, who: str) -> np.ndarray:
             f"{who} takes a GDL state (a uint8 array of {n} fluents, env.unwrapped.get_state()), "
             f"got {type(state).__name__}"
         )
-    return _fluent_vector(game, state, "a vector")
+    return fluent_vector(game, state, "a vector")
 
 
 def env_state(env, game, who: str):

@@ -127,10 +127,7 @@ def play_game(env, white: Agent, black: Agent, seeds: tuple[int, int] | None = N
         for agent in (white, black) if white is not black else (white,):
             if hasattr(agent, "moved"):  # a remote GGP player follows every move (PLAY, STOP)
                 agent.moved(env, mover, int(action))
-        if hasattr(env, "action_to_term"):  # a GDL env: the move's GDL text
-            moves.append(env.action_to_term(int(action), role=mover))
-        else:
-            moves.append(env.action_to_string(int(action)))
+        moves.append(env.action_to_string(int(action), role=mover))  # a sheet's: the mover's GDL term
         if on_move is not None:
             on_move(env, action)
     first, second = seats
