@@ -169,17 +169,21 @@ def test_simultaneous_game_against_mcts_hides_the_learners_choice():
 
 def test_bad_input_gives_clear_errors():
     g = game("tictactoe")
-    with pytest.raises(ValueError, match="'baseline' cannot play the GDL game tictactoe"):
+    with pytest.raises(ValueError, match="'baseline' cannot play gdl:tictactoe"):
         SingleAgentEnv(g, opponent="baseline")
-    with pytest.raises(ValueError, match="cannot play the GDL game"):
+    with pytest.raises(ValueError, match="cannot play gdl:tictactoe"):
         SingleAgentEnv(g, opponent=["random", "baseline"])
     env = SingleAgentEnv(g, opponent=["random"])
-    with pytest.raises(ValueError, match="cannot play the GDL game"):
+    with pytest.raises(ValueError, match="cannot play gdl:tictactoe"):
         env.add_opponent("baseline")
-    with pytest.raises(ValueError, match="cannot play the GDL game"):
+    with pytest.raises(ValueError, match="cannot play gdl:tictactoe"):
         env.set_opponent("baseline")
-    with pytest.raises(ValueError, match="decompose, shaping and reach_planes apply to the hand-written games"):
+    with pytest.raises(ValueError, match="gdl:tictactoe has no turn decomposition"):
         SingleAgentEnv(g, decompose=True)
+    with pytest.raises(ValueError, match="shaping needs a game with a default potential; gdl:tictactoe has none"):
+        SingleAgentEnv(g, shaping=0.1)
+    with pytest.raises(ValueError, match="reach_planes needs a game with reach planes"):
+        SingleAgentEnv("gdl:tictactoe", reach_planes=True)
     with pytest.raises(ValueError, match="two-player"):
         SingleAgentEnv(gdl.load(RPS.replace("(role right)", "(role right) (role third)"), name="three"))
     with pytest.raises(TypeError, match="GDL game"):

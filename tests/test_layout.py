@@ -51,9 +51,7 @@ KIND_TESTS = re.compile(
 )
 KIND_TESTS_ALLOWED = {"envs/__init__.py", "envs/gamespec.py"}
 # Files that still ask; each entry leaves this list when its file is moved onto capabilities.
-KIND_TESTS_LEFT: set[str] = {
-    "training/single_agent.py",
-}
+KIND_TESTS_LEFT: set[str] = set()
 
 
 def _kind_tests() -> dict[str, list[str]]:

@@ -322,6 +322,8 @@ def test_bad_arguments():
         SingleAgentEnv("skirmish_v0", render_mode="human")
     with pytest.raises(TypeError, match="OpponentPool"):
         SingleAgentEnv("skirmish_v0").add_opponent("random")
+    with pytest.raises(ValueError, match="unknown opponent 'mtcs:100'"):
+        SingleAgentEnv("skirmish_v0", opponent="mtcs:100")
 
 
 def test_wrapped_aec_env_is_accepted():

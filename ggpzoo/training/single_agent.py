@@ -25,9 +25,9 @@ What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
   the last seeded ``reset``), and when it is black, ``reset()`` plays the opponent's
   opening move first.
 
-A two-role GDL game ([`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], or a GDL AEC env) plays too: the
-observation is its fluent vector, and its opponents are the GDL agents (``"random"``,
-``"mcts:50"``), policies and pools. [`evaluate()`][ggpzoo.training.single_agent.evaluate] plays a model's evaluation
+A two-role GDL game (``"gdl:SHEET"``, a loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], or a GDL AEC env)
+plays too: the observation is its fluent vector, and its opponents are any agent that plays
+every game (``"random"``, ``"greedy"``, ``"mcts:50"``), policies and pools. [`evaluate()`][ggpzoo.training.single_agent.evaluate] plays a model's evaluation
 games.
 
 >>> from sb3_contrib import MaskablePPO                                      # doctest: +SKIP
@@ -92,25 +92,24 @@ def make_aec_env(
     decomposes the games whose spec says so (amazons_v0: its 86,980-way action is too big
     for a small policy), ``True`` every game, ``False`` none."""
     game = _game_spec(name)
-    env = reward_wrapper(game.env_factory()(**kwargs), reward)
+    if shaping and game.potential is None:
+        raise ValueError(f"shaping needs a game with a default potential; {game.name} has none")
+    if reach_planes and game.reach_planes is None:
+        raise ValueError(f"reach_planes needs a game with reach planes; {game.name} has none")
+    wrapper = game.decomposition_wrapper() if decompose or (decompose is None and game.decompose_by_default) else None
+    if decompose and wrapper is None:
+        raise ValueError(f"{game.name} has no turn decomposition")
+    env = reward_wrapper(game.env(**kwargs), reward)
     if shaping:
         env = PotentialShaping(env, weight=shaping)
     if reach_planes:
         env = ReachPlanes(env)
-    if decompose or (decompose is None and game.decompose_by_default):
-        wrapper = game.decomposition_wrapper()
-        if wrapper is None:
-            raise ValueError(f"{name} has no turn decomposition")
-        env = wrapper(env)
-    return env
+    return wrapper(env) if wrapper is not None else env
 
 
-def _gdl_game(env):
-    """The `ggpzoo.gdl.Game` of a GDL AEC env (wrapped or not), or None for any other env."""
-    from ggpzoo.gdl.game import Game
-
-    game = getattr(env.unwrapped, "game", None)
-    return game if isinstance(game, Game) else None
+def _env_spec(env):
+    """The [`GameSpec`][ggpzoo.envs.gamespec.GameSpec] of a ggpzoo AEC env (wrapped or not), or None for another env."""
+    return getattr(env.unwrapped, "game_spec", None)
 
 
 def _opponent_specs(opponent) -> list[str]:
@@ -204,8 +203,7 @@ class AgentOpponent(_TurnOpponent):
             self.agent.reset(seed=self._seed)
 
     def choose(self, env, agent, legal_turns):
-        game = _gdl_game(env)  # a GDL env's agents are built for its game, not a name
-        name = game if game is not None else env.unwrapped.metadata["name"]
+        name = _env_spec(env) or env.unwrapped.metadata["name"]  # a sheet's env may have no name
         if self.spec is not None and self._env_name is not name and self._env_name != name:
             from ggpzoo.agents import make_agent
 
@@ -446,8 +444,8 @@ class SingleAgentEnv(gym.Env):
 
     ``reset(options={"state": state})`` starts from a game state (``get_state()`` of a
     ggpzoo env; for a GDL game also a list of the fluents that hold) instead of the start
-    position; the opponent moves first if it is to move. With a GDL game, an opponent spec
-    that cannot play it (``"greedy"``, ``"baseline"``...) is a ValueError at once.
+    position; the opponent moves first if it is to move. An opponent spec that cannot play
+    the game (a typo, ``"baseline"`` for a sheet with no network...) is a ValueError at once.
 
     Args:
         env: an env name (a key of ``ggpzoo.envs.ENVS``, built by
@@ -494,19 +492,16 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"learner must be one of {SIDES}, got {learner!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
-        from ggpzoo.gdl.spec import gdl_game
-
-        game = gdl_game(env)  # a GDL game: named gdl:SHEET, or loaded
-        if game is not None:
-            if decompose or shaping or reach_planes:
-                raise ValueError(
-                    "decompose, shaping and reach_planes apply to the hand-written games; a GDL game takes reward, "
-                    "render_mode and env_kwargs (e.g. max_steps, backend)"
-                )
-            from ggpzoo.gdl.envs import env as gdl_env
-
-            env = reward_wrapper(gdl_env(game, render_mode=render_mode, **(env_kwargs or {})), reward)
-        elif isinstance(env, str):
+        if not isinstance(env, AECEnv):
+            try:
+                _game_spec(env)  # an env name or a loaded sheet
+            except ValueError:
+                if isinstance(env, str):
+                    raise
+                raise TypeError(
+                    "env must be an env name, a GDL game (ggpzoo.gdl.Game) or a PettingZoo AEC env, "
+                    f"got {type(env).__name__}"
+                ) from None
             env = make_aec_env(
                 env,
                 reward=reward,
@@ -516,23 +511,18 @@ class SingleAgentEnv(gym.Env):
                 render_mode=render_mode,
                 **(env_kwargs or {}),
             )
-        elif isinstance(env, AECEnv):
-            if reward is not None or decompose is not None or shaping or reach_planes or env_kwargs:
-                raise ValueError(
-                    "reward, decompose, shaping, reach_planes and env_kwargs apply to an env name; "
-                    "wrap the AEC env yourself"
-                )
-        else:
-            raise TypeError(
-                "env must be an env name, a GDL game (ggpzoo.gdl.Game) or a PettingZoo AEC env, "
-                f"got {type(env).__name__}"
+        elif reward is not None or decompose is not None or shaping or reach_planes or env_kwargs:
+            raise ValueError(
+                "reward, decompose, shaping, reach_planes and env_kwargs apply to an env name; "
+                "wrap the AEC env yourself"
             )
         agents = list(env.possible_agents)
         if len(agents) != 2:
             raise ValueError(f"SingleAgentEnv needs a two-player env, got possible_agents={agents}")
         space = env.observation_space(agents[0])
-        self.game = _gdl_game(env)  # a GDL game's observations may also carry "planes" (not used here)
-        keys = {"observation", "action_mask"} | ({"planes"} if self.game is not None else set())
+        self.game_spec = _env_spec(env)  # None for an env that is not ggpzoo's
+        self.game = getattr(self.game_spec, "game", None)  # a sheet's loaded game
+        keys = {"observation", "action_mask", "planes"}  # a sheet's "planes" are not used here
         if not isinstance(space, gym.spaces.Dict) or not {"observation", "action_mask"} <= set(space.spaces) <= keys:
             raise ValueError(f"the env's observations must be dicts of 'observation' and 'action_mask', got {space}")
         self.aec_env = env
@@ -552,13 +542,10 @@ class SingleAgentEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if options and "state" in options:  # checked before anything changes
-            raw = self.aec_env.unwrapped
-            if self.game is not None:
-                raw.checked_state(options["state"])
-            else:
-                from ggpzoo.envs.state_check import checked_state
-
-                checked_state(options["state"], raw.kernel, raw.variant, raw.metadata["name"])
+            check = getattr(self.aec_env.unwrapped, "checked_state", None)
+            if check is None:
+                raise ValueError("options['state'] needs a ggpzoo env (its get_state() value)")
+            check(options["state"])
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0
@@ -635,16 +622,16 @@ class SingleAgentEnv(gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def _check_opponent(self, opponent: Opponent) -> None:
-        """A GDL game's opponents from agent specs must be agents of GDL games (now, not at the first move)."""
-        if self.game is None:
+        """An opponent from an agent spec must be able to play the game (now, not at the first move)."""
+        if self.game_spec is None:
             return
         from ggpzoo.agents import AgentSpecError, make_agent
 
         for spec in _opponent_specs(opponent):
             try:
-                make_agent(spec, self.game)
+                make_agent(spec, self.game_spec)
             except AgentSpecError as e:
-                raise ValueError(f"opponent {spec!r} cannot play the GDL game {self.game.name}: {e}") from None
+                raise ValueError(f"opponent {spec!r} cannot play {self.game_spec.name}: {e}") from None
 
     def _over(self) -> bool:
         env = self.aec_env
