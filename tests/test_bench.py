@@ -34,7 +34,7 @@ def test_batched_mode_with_pyspiel(name, capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--env", "go_v5"], "unknown env 'go_v5'"),
+        (["--env", "go_v5"], "unknown environment 'go_v5'"),
         (["--seconds", "0"], "--seconds must be positive"),
         (["--batched", "-3"], "--batched must be a positive batch size"),
         (["--vs", "stockfish"], "invalid choice: 'stockfish'"),
