@@ -217,9 +217,11 @@ def _ov_other_roles(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
 
 
 # ----------------------------------------------------------------------------- batches
-# A ``prange`` loop's index is int64 where numba first types the loop and uint64 in the
-# compiled loop body: functions called with it take ``np.int64(i)``, so that each is compiled
-# once, not for both types.
+# The loops whose work per game is a few dozen nanoseconds (checking the actions, random
+# actions) run on one thread: waking the other threads costs more, and far more when other
+# processes hold the cores. A ``prange`` loop's index is int64 where numba first types the
+# loop and uint64 in the compiled loop body: functions called with it take ``np.int64(i)``,
+# so that each is compiled once, not for both types.
 @njit(cache=True, parallel=True)
 def _reset_batch(game, variant, max_steps, which, boards, auxs, T, W, S, codes):
     for i in prange(boards.shape[0]):
@@ -232,7 +234,7 @@ def _reset_batch(game, variant, max_steps, which, boards, auxs, T, W, S, codes):
     return _first_error(codes)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _check_batch(game, acts, per_role, which, counts, boards, auxs, T, W, S, scratch, chosen, joint, bad):
     """Check the actions of the live games where ``which``: ``acts[i, 0]`` is the action of
     the role to choose, or with ``per_role`` ``acts[i, r]`` role r's. Writes the action to
@@ -240,7 +242,7 @@ def _check_batch(game, acts, per_role, which, counts, boards, auxs, T, W, S, scr
     -1 fine, -2 several roles choose but one action was given, ``2 r`` role r's action out
     of range, ``2 r + 1`` illegal."""
     legal, n_legal, goals, terminal, truncated, mover = S
-    for i in prange(acts.shape[0]):
+    for i in range(acts.shape[0]):
         bad[i] = -1
         if terminal[i] or not which[i]:
             continue
@@ -323,14 +325,14 @@ def _role_mask_batch(game, boards, auxs, T, W, terminal, scratch, out):
                 out[i, r, scratch[i, j]] = 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _random_batch(game, seed, boards, auxs, T, W, S, scratch_l, out, joint):
     """A random legal action per live game (of the role to choose; -1 for finished games or
     where several roles choose). With ``joint`` of one row per game (``(N, num_roles)``;
     else ``(0, ...)``), one action per role there (see `_other_roles`)."""
     legal, n_legal, goals, terminal, truncated, mover = S
     per_role = joint.shape[0] > 0
-    for i in prange(boards.shape[0]):
+    for i in range(boards.shape[0]):
         out[i] = -1
         if terminal[i]:
             if per_role:
