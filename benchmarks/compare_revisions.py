@@ -7,6 +7,7 @@ and the medians' ratio is printed per env and mode. Make the old checkout with
 
     python benchmarks/compare_revisions.py --old /tmp/old --new . --modes aec,batched --rounds 4 --seconds 3
     python benchmarks/compare_revisions.py --old /tmp/old --modes mcts,mcts-compile --envs skirmish_v0 --rounds 3
+    python benchmarks/compare_revisions.py --old /tmp/old --modes batched-compile --envs skirmish_v0 --rounds 2
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ if mode == "aec":
     row = bench.bench_env(name, seconds)
 elif mode == "batched":
     row = bench.bench_batched(name, 256, seconds)
+elif mode == "batched-compile":  # CPU seconds of the first VectorGames reset and step
+    import time
+    from ggpzoo.engine import VectorGames
+    t0 = time.process_time()
+    games = VectorGames(name, 256)
+    games.reset()
+    games.step(games.random_actions(0))
+    print(json.dumps(time.process_time() - t0))
+    sys.exit(0)
 elif mode.startswith("mcts"):  # MCTS simulations/s from the start; mcts-compile: seconds of the first search
     import time
     from ggpzoo.agents.mcts import MCTSAgent
@@ -51,7 +61,7 @@ print(json.dumps(row["steps_per_s"]))
 def steps_per_s(root: str, name: str, mode: str, seconds: float) -> float:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-        if mode == "mcts-compile":  # a cold start: numba compiles everything into an empty cache
+        if mode.endswith("-compile"):  # a cold start: numba compiles everything into an empty cache
             env["NUMBA_CACHE_DIR"] = cache
         out = subprocess.run(
             [sys.executable, "-c", CODE, name, mode, str(seconds)],
@@ -76,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         default="aec,batched",
         help="aec (env()), batched (VectorGames, N=256), play, mcts (MCTSAgent simulations per CPU second from the "
         "start, 1000 a search), mcts-compile (CPU seconds of the first search with an empty numba cache: "
-        "lower is better)",
+        "lower is better), batched-compile (CPU seconds of VectorGames' first reset and step, N=256, with an "
+        "empty numba cache)",
     )
     p.add_argument("--rounds", type=int, default=4, help="measurements per checkout (default 4)")
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per measurement (default 3)")
@@ -90,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
                 for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
                     runs[which].append(steps_per_s(getattr(args, which), name, mode, args.seconds))
             old, new = statistics.median(runs["old"]), statistics.median(runs["new"])
-            unit = "s" if mode == "mcts-compile" else "steps/s"
+            unit = "s" if mode.endswith("-compile") else "steps/s"
             print(
-                f"{mode:8} {name:22} old {old:10.1f}  new {new:10.1f} {unit}  new/old {new / old:5.2f}",
+                f"{mode:15} {name:22} old {old:10.1f}  new {new:10.1f} {unit}  new/old {new / old:5.2f}",
                 flush=True,
             )
     return 0

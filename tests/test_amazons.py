@@ -409,3 +409,19 @@ def test_random_playouts_match_the_reference_and_keep_invariants(env_module):
             assert not K.has_queen_move(board, K.WHITE + aux[K.ROLE])
         else:
             assert not (K.has_queen_move(board, K.WHITE) and K.has_queen_move(board, K.BLACK))
+
+
+def test_legal_actions_write_only_inside_a_max_legal_buffer():
+    """``legal_actions`` writes every candidate (branch-free), so the candidates of four
+    queens must fit MAX_LEGAL, and the entries past the buffer stay untouched."""
+    most = max(sum(int(K.QLEN[d]) for d in K.QCELL[s, : K.QLEN[s]]) for s in range(K.N))
+    assert 4 * most <= K.MAX_LEGAL
+    board, aux = K.new_state()
+    guard = np.full(K.MAX_LEGAL + 16, -7, np.int32)
+    for t in range(40):  # a random game, the buffer checked at every state
+        n = K.legal_actions(board, aux, guard[: K.MAX_LEGAL])
+        assert (guard[K.MAX_LEGAL :] == -7).all()
+        assert (np.diff(guard[:n]) > 0).all()
+        if n == 0:
+            break
+        K.apply(board, aux, int(guard[(7 * t) % n]))

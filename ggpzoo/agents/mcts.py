@@ -49,10 +49,11 @@ import math
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ggpzoo.agents.base import _ProtocolAgent, protocol_error
-from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, playout, role_legal, status, step, step_joint
+from ggpzoo.engine.dispatch import NOT_A_SHEET, OVER, SIMULTANEOUS, playout, role_legal, status, step, step_joint
 from ggpzoo.engine.rng import next_random as _next
 from ggpzoo.envs.gamespec import ROLE
 
@@ -282,23 +283,59 @@ def _duct_credit(eint, estat, o, joint, values):
 
 # ----------------------------------------------------------------------------- the search
 @njit(cache=True)
-def _init_tree(nodes, stats, ext, eint, estat, n, rl, counts, seed):
-    """Fill the root node (node 0), where ``status`` said ``n``, and its block if several roles
-    choose there (their legal actions ``rl``/``counts``).
-
-    Returns ``(n_edges, eint, estat)`` (``n_edges`` -1 when the joint moves are too many to number)."""
+def _init_root(nodes, stats, ext, n, seed):
+    """Fill the root node (node 0), where ``status`` said ``n`` (SIMULTANEOUS: its block is
+    added by `_add_block()`, and ``ext[0, BLOCK]`` set, by the caller)."""
     s = np.uint64(seed) | np.uint64(1)
     ext[0, BLOCK] = -1
     ext[0, JOINT] = -1
     if n != SIMULTANEOUS:
         _fill_node(nodes, stats, 0, -1, -1, -1, 1 if n < 0 else 0, max(n, 0), s)
-        return 0, eint, estat
-    _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
-    o, n_edges, eint, estat = _add_block(eint, estat, 0, rl, counts)
-    if o < 0:
-        return -1, eint, estat
-    ext[0, BLOCK] = o
-    return n_edges, eint, estat
+    else:
+        _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
+
+
+# Decoupled UCT's steps inside `_search`, compiled only where the tables ``T`` may hold a
+# sheet's network: a hand-written game (``T`` is `NO_TABLES`, int8) has no simultaneous
+# node, and its first search does not compile them.
+def _duct_move(game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s):
+    """At the simultaneous node ``node`` (block ``o``): each role's move by `_duct_pick()`, the
+    joint move played. Returns (the child of that joint move or -1, the joint move's number,
+    ``step_joint``'s code, the rng state)."""
+
+
+@overload(_duct_move)
+def _ov_duct_move(game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s):
+    if T.dtype == types.int8:
+        return lambda game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s: (
+            -1, np.int64(-1), NOT_A_SHEET, s
+        )  # fmt: skip
+
+    def impl(game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s):
+        joint, s = _duct_pick(eint, estat, o, c, ids, s)
+        pick = nodes[node, FIRST]
+        while pick != -1 and ext[pick, JOINT] != joint:
+            pick = nodes[pick, SIBLING]
+        return pick, joint, step_joint(game, board, aux, T, W, ids), s
+
+    return impl
+
+
+def _duct_block(game, board, aux, T, W, rl, counts, eint, estat, n_edges):
+    """A new simultaneous node's block: every role's legal actions (after ``status``), added
+    by `_add_block()`. Returns what it returns."""
+
+
+@overload(_duct_block)
+def _ov_duct_block(game, board, aux, T, W, rl, counts, eint, estat, n_edges):
+    if T.dtype == types.int8:
+        return lambda game, board, aux, T, W, rl, counts, eint, estat, n_edges: (-1, n_edges, eint, estat)
+
+    def impl(game, board, aux, T, W, rl, counts, eint, estat, n_edges):
+        _roles_legal(game, board, aux, T, W, rl, counts)
+        return _add_block(eint, estat, n_edges, rl, counts)
+
+    return impl
 
 
 @njit(cache=True)
@@ -354,11 +391,7 @@ def _search(
                     pick = _uct_child(nodes, stats, node, c)
                     code = step(game, board, aux, T, W, nodes[pick, ACTION])
             else:  # several roles choose: decoupled UCT, then the joint move's child if it exists
-                joint, s = _duct_pick(eint, estat, o, c, ids, s)
-                pick = nodes[node, FIRST]
-                while pick != -1 and ext[pick, JOINT] != joint:
-                    pick = nodes[pick, SIBLING]
-                code = step_joint(game, board, aux, T, W, ids)
+                pick, joint, code, s = _duct_move(game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s)
             if code < 0:
                 return n_nodes, done, code, n_edges, eint, estat
             if pick != -1:
@@ -372,8 +405,7 @@ def _search(
                 return n_nodes, done, code, n_edges, eint, estat
             block = -1
             if code == SIMULTANEOUS:
-                _roles_legal(game, board, aux, T, W, rl, counts)
-                block, n_edges, eint, estat = _add_block(eint, estat, n_edges, rl, counts)
+                block, n_edges, eint, estat = _duct_block(game, board, aux, T, W, rl, counts, eint, estat, n_edges)
                 if block < 0:
                     return n_nodes, done, TOO_MANY_JOINT, n_edges, eint, estat
             n_nodes += 1
@@ -549,12 +581,13 @@ class MCTSAgent(_ProtocolAgent):
         if who >= 0:  # the work area is at the root (``_root()`` ran ``status`` there)
             for r in range(n_roles):
                 counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
-        n_root = SIMULTANEOUS if who >= 0 else n_legal
-        self._n_edges, self._eint, self._estat = _init_tree(
-            self._nodes, self._stats, self._ext, self._eint, self._estat, n_root, rl, counts, self._seed()
-        )
-        if self._n_edges < 0:
-            raise ValueError(too_many)
+        _init_root(self._nodes, self._stats, self._ext, SIMULTANEOUS if who >= 0 else n_legal, self._seed())
+        self._n_edges = 0
+        if who >= 0:  # several roles choose at the root: its block
+            o, self._n_edges, self._eint, self._estat = _add_block(self._eint, self._estat, 0, rl, counts)
+            if o < 0:
+                raise ValueError(too_many)
+            self._ext[0, BLOCK] = o
         if self.seconds is None:
             n_nodes, done = search(1, self.simulations)
         else:

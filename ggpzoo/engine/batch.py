@@ -35,9 +35,11 @@ from typing import NamedTuple
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from ggpzoo.engine.dispatch import (
+    NOT_A_SHEET,
     OVER,
     SIMULTANEOUS,
     observation,
@@ -134,7 +136,92 @@ def _first_error(codes):
     return -1, 0
 
 
+# The steps of the states where several roles choose (a sheet's simultaneous moves),
+# compiled only where the tables ``T`` may hold a sheet's network: with `NO_TABLES` (int8, a
+# hand-written game, where one role always chooses) they are stubs, so that a hand-written
+# game's first batch compiles only what it runs.
+def _check_joint(game, i, acts, counts, boards, auxs, T, W, scratch, joint, bad):
+    """Game ``i``'s joint row from ``acts[i]`` (one action per role) into ``joint[i]``, or
+    ``bad[i]`` (see `_check_batch`)."""
+
+
+@overload(_check_joint)
+def _ov_check_joint(game, i, acts, counts, boards, auxs, T, W, scratch, joint, bad):
+    if T.dtype == types.int8:
+
+        def stub(game, i, acts, counts, boards, auxs, T, W, scratch, joint, bad):
+            bad[i] = -2
+
+        return stub
+
+    def impl(game, i, acts, counts, boards, auxs, T, W, scratch, joint, bad):
+        for r in range(counts.shape[0]):
+            k = role_legal(game, boards[i], auxs[i], T, W[i], r, scratch[i])
+            if k == 1:  # a role without a choice plays its one move
+                joint[i, r] = scratch[i, 0]
+                continue
+            a = acts[i, r]
+            if a < 0 or a >= counts[r]:
+                bad[i] = 2 * r
+                break
+            if not _is_legal(scratch[i], k, a):
+                bad[i] = 2 * r + 1
+                break
+            joint[i, r] = a
+
+    return impl
+
+
+def _joint_status(game, board, aux, T, W, ids, legal, goals):
+    """`step_joint_status()` (a stub where ``T`` is `NO_TABLES`)."""
+
+
+@overload(_joint_status)
+def _ov_joint_status(game, board, aux, T, W, ids, legal, goals):
+    if T.dtype == types.int8:
+        return lambda game, board, aux, T, W, ids, legal, goals: NOT_A_SHEET
+    return lambda game, board, aux, T, W, ids, legal, goals: step_joint_status(
+        game, board, aux, T, W, ids, legal, goals
+    )
+
+
+def _other_roles(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
+    """Game ``i``'s joint row: the role to choose (``m``) plays ``out[i]``, every other role a
+    random legal move (its one move where it has no choice; -1 where it has none)."""
+
+
+@overload(_other_roles)
+def _ov_other_roles(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
+    if T.dtype == types.int8:
+
+        def stub(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
+            for r in range(joint.shape[1]):  # the waiting role of a hand-written game has no move
+                joint[i, r] = out[i] if r == m else -1
+            return s
+
+        return stub
+
+    def impl(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
+        for r in range(joint.shape[1]):
+            if r == m:
+                joint[i, r] = out[i]
+                continue
+            k = role_legal(game, boards[i], auxs[i], T, W[i], r, scratch_l[i])
+            if k == 0:
+                joint[i, r] = -1
+            else:
+                s, joint[i, r] = _random_legal(scratch_l[i], k, s)
+        return s
+
+    return impl
+
+
 # ----------------------------------------------------------------------------- batches
+# The loops whose work per game is a few dozen nanoseconds (checking the actions, random
+# actions) run on one thread: waking the other threads costs more, and far more when other
+# processes hold the cores. A ``prange`` loop's index is int64 where numba first types the
+# loop and uint64 in the compiled loop body: functions called with it take ``np.int64(i)``,
+# so that each is compiled once, not for both types.
 @njit(cache=True, parallel=True)
 def _reset_batch(game, variant, max_steps, which, boards, auxs, T, W, S, codes):
     for i in prange(boards.shape[0]):
@@ -142,12 +229,12 @@ def _reset_batch(game, variant, max_steps, which, boards, auxs, T, W, S, codes):
         if which[i]:
             c = start(game, boards[i], auxs[i], T, W[i], variant)
             if c == 0:
-                c = _settle(game, i, boards, auxs, T, W, S, max_steps)
+                c = _settle(game, np.int64(i), boards, auxs, T, W, S, max_steps)
             codes[i] = c
     return _first_error(codes)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _check_batch(game, acts, per_role, which, counts, boards, auxs, T, W, S, scratch, chosen, joint, bad):
     """Check the actions of the live games where ``which``: ``acts[i, 0]`` is the action of
     the role to choose, or with ``per_role`` ``acts[i, r]`` role r's. Writes the action to
@@ -155,7 +242,7 @@ def _check_batch(game, acts, per_role, which, counts, boards, auxs, T, W, S, scr
     -1 fine, -2 several roles choose but one action was given, ``2 r`` role r's action out
     of range, ``2 r + 1`` illegal."""
     legal, n_legal, goals, terminal, truncated, mover = S
-    for i in prange(acts.shape[0]):
+    for i in range(acts.shape[0]):
         bad[i] = -1
         if terminal[i] or not which[i]:
             continue
@@ -172,19 +259,7 @@ def _check_batch(game, acts, per_role, which, counts, boards, auxs, T, W, S, scr
         if not per_role:
             bad[i] = -2
             continue
-        for r in range(counts.shape[0]):
-            k = role_legal(game, boards[i], auxs[i], T, W[i], r, scratch[i])
-            if k == 1:  # a role without a choice plays its one move
-                joint[i, r] = scratch[i, 0]
-                continue
-            a = acts[i, r]
-            if a < 0 or a >= counts[r]:
-                bad[i] = 2 * r
-                break
-            if not _is_legal(scratch[i], k, a):
-                bad[i] = 2 * r + 1
-                break
-            joint[i, r] = a
+        _check_joint(game, i, acts, counts, boards, auxs, T, W, scratch, joint, bad)
 
 
 @njit(cache=True, parallel=True)
@@ -201,10 +276,10 @@ def _step_batch(
         if terminal[i] or not which[i]:
             continue
         if mover[i] == -2:
-            c = step_joint_status(game, boards[i], auxs[i], T, W[i], joint[i], S[0][i], goals[i])
+            c = _joint_status(game, boards[i], auxs[i], T, W[i], joint[i], S[0][i], goals[i])
         else:
             c = step_status(game, boards[i], auxs[i], T, W[i], chosen[i], S[0][i], goals[i])
-        c = _note(i, c, auxs, S, max_steps)
+        c = _note(np.int64(i), c, auxs, S, max_steps)
         if c != 0:
             codes[i] = c
             continue
@@ -219,7 +294,7 @@ def _step_batch(
             if auto_reset:
                 c = start(game, boards[i], auxs[i], T, W[i], variant)
                 if c == 0:
-                    c = _settle(game, i, boards, auxs, T, W, S, max_steps)
+                    c = _settle(game, np.int64(i), boards, auxs, T, W, S, max_steps)
                 codes[i] = c
     return _first_error(codes)
 
@@ -250,36 +325,20 @@ def _role_mask_batch(game, boards, auxs, T, W, terminal, scratch, out):
                 out[i, r, scratch[i, j]] = 1
 
 
-@njit(cache=True, inline="always")
-def _other_roles(game, i, m, boards, auxs, T, W, scratch_l, out, joint, s):
-    """Game ``i``'s joint row: the role to choose (``m``) plays ``out[i]``, every other role a
-    random legal move (its one move where it has no choice; -1 where it has none)."""
-    for r in range(joint.shape[1]):
-        if r == m:
-            joint[i, r] = out[i]
-            continue
-        k = role_legal(game, boards[i], auxs[i], T, W[i], r, scratch_l[i])
-        if k == 0:
-            joint[i, r] = -1
-        else:
-            s, joint[i, r] = _random_legal(scratch_l[i], k, s)
-    return s
-
-
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _random_batch(game, seed, boards, auxs, T, W, S, scratch_l, out, joint):
     """A random legal action per live game (of the role to choose; -1 for finished games or
     where several roles choose). With ``joint`` of one row per game (``(N, num_roles)``;
     else ``(0, ...)``), one action per role there (see `_other_roles`)."""
     legal, n_legal, goals, terminal, truncated, mover = S
     per_role = joint.shape[0] > 0
-    for i in prange(boards.shape[0]):
+    for i in range(boards.shape[0]):
         out[i] = -1
         if terminal[i]:
             if per_role:
                 joint[i, :] = -1
             continue
-        s = stream(seed, i)
+        s = stream(seed, np.int64(i))
         m = mover[i]
         if m >= 0:
             s, out[i] = _random_legal(legal[i], n_legal[i], s)
@@ -299,7 +358,7 @@ def _greedy_batch(game, seed, boards, auxs, T, W, S, scratch_b, scratch_x, scrat
             if per_role:
                 joint[i, :] = -1
             continue
-        s = stream(seed, i)
+        s = stream(seed, np.int64(i))
         m = mover[i]
         if m >= 0:
             s, out[i] = greedy_legal(

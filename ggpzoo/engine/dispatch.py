@@ -495,26 +495,41 @@ def playout(game, board, aux, T, W, n, legal, goals, rl, counts, ids, s, max_ste
         return s, 0
     if game != PROPNET:
         raise ValueError("unknown kernel id")
-    for _ in range(max_steps):
-        if n >= 0:
-            s, j = _below(s, n)
-            err = propnet.apply(T, W, board, aux, legal[j])
-        else:  # several roles choose: a random joint move
-            for r in range(counts.shape[0]):
-                counts[r] = propnet.role_legal(T, W, board, aux, r, rl[r])
-                j = 0
-                if counts[r] > 1:
-                    s, j = _below(s, counts[r])
-                ids[r] = rl[r, j]
-            err = propnet.apply_joint(T, W, board, aux, ids)
-        if err < 0:
-            return s, err
-        # the move left W at the new state with its legal moves and aux[0] the role to choose
-        if aux[0] == OVER:
-            break
-        n = SIMULTANEOUS if aux[0] == SIMULTANEOUS else propnet.role_legal(T, W, board, aux, aux[0], legal)
-    propnet.goals(T, W, goals)
-    return s, 0
+    return _sheet_playout(T, W, board, aux, n, legal, goals, rl, counts, ids, s, max_steps)
+
+
+def _sheet_playout(T, W, board, aux, n, legal, goals, rl, counts, ids, s, max_steps):
+    """`playout()`'s loop on a sheet's network (compiled only where ``T`` may hold one)."""
+
+
+@overload(_sheet_playout)
+def _ov_playout(T, W, board, aux, n, legal, goals, rl, counts, ids, s, max_steps):
+    if T.dtype == types.int8:
+        return lambda T, W, board, aux, n, legal, goals, rl, counts, ids, s, max_steps: (s, NOT_A_SHEET)
+
+    def loop(T, W, board, aux, n, legal, goals, rl, counts, ids, s, max_steps):
+        for _ in range(max_steps):
+            if n >= 0:
+                s, j = _below(s, n)
+                err = propnet.apply(T, W, board, aux, legal[j])
+            else:  # several roles choose: a random joint move
+                for r in range(counts.shape[0]):
+                    counts[r] = propnet.role_legal(T, W, board, aux, r, rl[r])
+                    j = 0
+                    if counts[r] > 1:
+                        s, j = _below(s, counts[r])
+                    ids[r] = rl[r, j]
+                err = propnet.apply_joint(T, W, board, aux, ids)
+            if err < 0:
+                return s, err
+            # the move left W at the new state with its legal moves and aux[0] the role to choose
+            if aux[0] == OVER:
+                break
+            n = SIMULTANEOUS if aux[0] == SIMULTANEOUS else propnet.role_legal(T, W, board, aux, aux[0], legal)
+        propnet.goals(T, W, goals)
+        return s, 0
+
+    return loop
 
 
 # ----------------------------------------------------------------------------- a search's aids
