@@ -27,8 +27,8 @@ What PettingZoo's SB3 tutorial gets wrong, and this env gets right:
 
 A two-role GDL game (``"gdl:SHEET"``, a loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game], or a GDL AEC env)
 plays too: the observation is its fluent vector, and its opponents are any agent that plays
-every game (``"random"``, ``"greedy"``, ``"mcts:50"``), policies and pools. [`evaluate()`][ggpzoo.training.single_agent.evaluate] plays a model's evaluation
-games.
+every game (``"random"``, ``"greedy"``, ``"mcts:50"``), policies and pools.
+[`evaluate()`][ggpzoo.training.single_agent.evaluate] plays a model's evaluation games.
 
 >>> from sb3_contrib import MaskablePPO                                      # doctest: +SKIP
 >>> env = SingleAgentEnv("skirmish_v0", opponent="random", reward="delta_zero_sum")  # doctest: +SKIP
