@@ -14,8 +14,9 @@ match already recorded is not played again, so a series that was stopped goes on
 was when run again with the same arguments. At the end (and with ``--table`` alone, without
 playing) it prints a table per sheet: matches, wins / draws / losses, the score (a draw is
 half a win) with a 95% interval (Wilson's, over the matches), the player's illegal moves and
-timeouts (late or missing replies), its slowest answer, and the median simulations of its
-searched turns.
+timeouts (late or missing replies), its slowest answer, the median simulations of its
+searched turns and, where its search keeps its tree between turns, the median simulations
+a turn's search started with.
 
     python benchmarks/ggp_matches.py tictactoe connect_four breakthrough --matches 20 \\
         --start 20 --play 1 --out ggp-series
@@ -141,6 +142,7 @@ def summarise(records: list[dict]) -> dict:
     wins = draws = losses = unfinished = illegal = timeouts = ref_errors = 0
     slowest = 0.0
     sims: list[int] = []
+    reused: list[int] = []
     for r in records:
         seat = r["series"]["seat"]
         s = score_of(r)
@@ -160,6 +162,7 @@ def summarise(records: list[dict]) -> dict:
         for turn in (r.get("player_log") or {}).get("turns", []):
             if turn.get("legal", 1) > 1 and "simulations" in turn:
                 sims.append(int(turn["simulations"]))
+                reused.append(int(turn.get("reused", 0)))
     n = wins + draws + losses
     score = wins + draws / 2
     lo, hi = wilson(score, n)
@@ -176,6 +179,7 @@ def summarise(records: list[dict]) -> dict:
         "reference_errors": ref_errors,
         "slowest": slowest,
         "median_simulations": statistics.median(sims) if sims else None,
+        "median_reused": statistics.median(reused) if reused else None,
     }
 
 
@@ -195,15 +199,17 @@ def table(rows: list[tuple[str, dict]]) -> str:
     """A Markdown table, one row per sheet."""
     head = (
         "| sheet | matches | wins / draws / losses | score (draws ½) | 95% interval | illegal | timeouts "
-        "| slowest answer | median simulations | reference's errors |\n"
+        "| slowest answer | median simulations (reused) | reference's errors |\n"
         "|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for key, s in rows:
         score = "-" if s["score"] is None else f"{s['score']:.0%}"
         lo, hi = s["interval"]
-        extra = f" (+{s['unfinished']} unfinished)" if s["unfinished"] else ""
+        extra = f" ({s['unfinished']} unfinished)" if s["unfinished"] else ""
         med = "-" if s["median_simulations"] is None else f"{s['median_simulations']:,.0f}"
+        if s["median_reused"]:
+            med += f" ({s['median_reused']:,.0f})"
         lines.append(
             f"| `{key}` | {s['matches']}{extra} | {s['wins']} / {s['draws']} / {s['losses']} | {score} "
             f"| {lo:.0%} to {hi:.0%} | {s['illegal']} | {s['timeouts']} | {s['slowest']:.2f} s | {med} "
@@ -274,7 +280,7 @@ class Server:
         self.proc = None
 
 
-def match_player(out: str, player: Server, reference: Server):
+def match_player(player: Server, reference: Server):
     """``play_one(job)`` for `run_series`: one match through the runner, with the player's log."""
     from ggpzoo.ggp.server import run_match
 
@@ -339,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             args.reference, args.seed + 2, os.path.join(logs, "reference"), os.path.join(logs, "reference.err")
         )
         try:
-            run_series(jobs, args.out, match_player(args.out, player, reference), log=lambda t: print(t, flush=True))
+            run_series(jobs, args.out, match_player(player, reference), log=lambda t: print(t, flush=True))
         except KeyboardInterrupt:
             print("interrupted: run again to go on", file=sys.stderr)
             return 130
