@@ -211,6 +211,18 @@ def test_full_match_against_monte_carlo_no_errors(servers):
     assert searched and all(t["simulations"] > 0 for t in searched)
 
 
+def test_the_search_tree_is_reused_between_turns(servers):
+    a, b = servers
+    rec = run_match("connect_four", [a.address, b.address], start_clock=START, play_clock=PLAY, seed=5)
+    assert rec["goals"] is not None
+    assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
+    searched = [t for t in a.player.matches[-1]["turns"] if t.get("legal", 1) > 1]
+    assert "reused" not in searched[0]  # the first search starts afresh
+    reused = [t["reused"] for t in searched[1:] if t.get("reused")]
+    # the search two plies earlier had tried the reply the reference played, nearly always
+    assert len(reused) >= len(searched[1:]) // 2 and all(r > 0 for r in reused)
+
+
 def test_full_scrambled_match(servers):
     a, b = servers
     rec = run_match(

@@ -53,7 +53,17 @@ from numba import njit, types
 from numba.extending import overload
 
 from ggpzoo.agents.base import _ProtocolAgent, protocol_error
-from ggpzoo.engine.dispatch import NOT_A_SHEET, OVER, SIMULTANEOUS, playout, role_legal, status, step, step_joint
+from ggpzoo.engine.dispatch import (
+    NOT_A_SHEET,
+    OVER,
+    PROPNET,
+    SIMULTANEOUS,
+    playout,
+    role_legal,
+    status,
+    step,
+    step_joint,
+)
 from ggpzoo.engine.rng import next_random as _next
 from ggpzoo.envs.gamespec import ROLE
 
@@ -457,6 +467,168 @@ def _best_child(nodes, stats):
     return pick
 
 
+# ----------------------------------------------------------------------------- search reuse
+# With ``reuse=True`` the next search starts from the previous search's subtree of the new
+# root state, found below the previous root at most REUSE_DEPTH plies down, at most
+# REUSE_CHECKS nodes looked at (each replayed from the previous root and compared with the
+# new state element by element, a sheet's fluents, a hand-written game's board and aux: a
+# kept node is the very same state). A
+# previous tree of more than REUSE_MAX_NODES nodes (72 bytes each: 144 MB) is not kept.
+REUSE_DEPTH = 4
+REUSE_CHECKS = 20_000
+REUSE_MAX_NODES = 2_000_000
+
+
+@njit(cache=True)
+def _same(a, b):
+    """Are two arrays (contiguous) equal element by element, shape and all?"""
+    if a.size != b.size:
+        return False
+    fa = a.ravel()
+    fb = b.ravel()
+    for i in range(fa.shape[0]):
+        if fa[i] != fb[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _replay(game, T, W, nodes, ext, eint, root_board, root_aux, board, aux, node, path, ids, legal, goals):
+    """The state of tree node ``node`` into ``board``/``aux``: the moves from the root (node 0,
+    whose state is ``root_board``/``root_aux``) replayed. Returns 0 or an error code."""
+    d = 0
+    x = node
+    while nodes[x, PARENT] != -1:
+        path[d] = x
+        d += 1
+        x = nodes[x, PARENT]
+    board[:] = root_board
+    aux[:] = root_aux
+    n_roles = ids.shape[0]
+    for i in range(d - 1, -1, -1):
+        code = status(game, board, aux, T, W, legal, goals)
+        if code < SIMULTANEOUS:
+            return code
+        ch = path[i]
+        o = ext[nodes[ch, PARENT], BLOCK]
+        if o < 0:
+            code = step(game, board, aux, T, W, nodes[ch, ACTION])
+        else:  # the joint move's number back to each role's move (see BLOCK)
+            joint = ext[ch, JOINT]
+            at = o + n_roles
+            for r in range(n_roles):
+                n = eint[o + r]
+                ids[r] = eint[at + joint % n]
+                joint //= n
+                at += n
+            code = step_joint(game, board, aux, T, W, ids)
+        if code < 0:
+            return code
+    return 0
+
+
+@njit(cache=True)
+def _find_state(
+    game, T, W, nodes, stats, ext, eint, root_board, root_aux, target_board, target_aux, max_depth, max_checks, n_roles,
+    max_legal,
+):  # fmt: skip
+    """The node of the tree (node 0 at ``root_board``/``root_aux``) whose state is exactly
+    ``target_board``/``target_aux``, at most ``max_depth`` plies below the root: the nodes
+    one ply down are looked at first, then two plies down, and so on; where several nodes of
+    the first depth that has one are that state (moves in another order that lead to the same
+    state), the most visited. -1 if none was found among the first ``max_checks`` nodes
+    looked at. A sheet's state is its fluents (``board``; its ``aux`` holds what they imply
+    and a count of the moves played), a hand-written game's its board and aux."""
+    with_aux = game != PROPNET
+    if _same(root_board, target_board) and (not with_aux or _same(root_aux, target_aux)):
+        return 0
+    board = root_board.copy()
+    aux = root_aux.copy()
+    path = np.empty(max_depth + 1, np.int64)
+    stack = np.empty(max_depth + 1, np.int64)  # the child being looked at, per depth
+    ids = np.zeros(n_roles, np.int32)
+    legal = np.empty(max_legal, np.int32)
+    goals = np.zeros(n_roles, np.int32)
+    checks = 0
+    for target_depth in range(1, max_depth + 1):
+        found = -1
+        deeper = False  # nodes below this depth exist
+        depth = 1
+        stack[1] = nodes[0, FIRST]
+        while depth >= 1:
+            ch = stack[depth]
+            if ch == -1:
+                depth -= 1
+                if depth >= 1:
+                    stack[depth] = nodes[stack[depth], SIBLING]
+                continue
+            if depth < target_depth:
+                if nodes[ch, FIRST] != -1:
+                    depth += 1
+                    stack[depth] = nodes[ch, FIRST]
+                else:
+                    stack[depth] = nodes[ch, SIBLING]
+                continue
+            deeper = deeper or nodes[ch, FIRST] != -1
+            checks += 1
+            if checks > max_checks:
+                return found
+            code = _replay(game, T, W, nodes, ext, eint, root_board, root_aux, board, aux, ch, path, ids, legal, goals)
+            if code == 0 and _same(board, target_board) and (not with_aux or _same(aux, target_aux)):
+                if found == -1 or stats[ch, 0] > stats[found, 0]:
+                    found = ch
+            stack[depth] = nodes[ch, SIBLING]
+        if found != -1 or not deeper:
+            return found
+    return -1
+
+
+@njit(cache=True)
+def _rebase(nodes, stats, ext, eint, estat, k, n_roles, new_nodes, new_stats, new_ext, new_eint, new_estat):
+    """Copy the subtree of node ``k`` into the new tables, ``k`` as the root (node 0), the
+    nodes breadth first, each simultaneous node's block of edges with it. Returns
+    ``(nodes, edges)`` used in the new tables."""
+    old = np.empty(new_nodes.shape[0], np.int64)  # the old index of each new node
+    parent = np.empty(new_nodes.shape[0], np.int64)
+    sibling = np.empty(new_nodes.shape[0], np.int64)
+    old[0] = k
+    parent[0] = -1
+    sibling[0] = -1
+    head = 0
+    tail = 1
+    n_edges = 0
+    while head < tail:
+        o = old[head]
+        new_nodes[head] = nodes[o]
+        new_nodes[head, PARENT] = parent[head]
+        new_nodes[head, SIBLING] = sibling[head]
+        new_stats[head] = stats[o]
+        new_ext[head, JOINT] = ext[o, JOINT]
+        new_ext[head, BLOCK] = -1
+        b = ext[o, BLOCK]
+        if b >= 0:
+            size = n_roles
+            for r in range(n_roles):
+                size += eint[b + r]
+            new_eint[n_edges : n_edges + size] = eint[b : b + size]
+            new_estat[n_edges : n_edges + size] = estat[b : b + size]
+            new_ext[head, BLOCK] = n_edges
+            n_edges += size
+        ch = nodes[o, FIRST]
+        new_nodes[head, FIRST] = tail if ch != -1 else -1
+        while ch != -1:  # the children keep their order, numbered one after the other
+            old[tail] = ch
+            parent[tail] = head
+            sibling[tail] = tail + 1 if nodes[ch, SIBLING] != -1 else -1
+            tail += 1
+            ch = nodes[ch, SIBLING]
+        head += 1
+    new_nodes[0, ACTION] = -1  # the root, as a new tree's
+    new_nodes[0, MOVER] = -1
+    new_ext[0, JOINT] = -1
+    return tail, n_edges
+
+
 class MCTSAgent(_ProtocolAgent):
     """UCT with random rollouts on the rules of game ``env_name``; called with a state.
 
@@ -474,6 +646,13 @@ class MCTSAgent(_ProtocolAgent):
             the state where it stops (every shipped game ends well before the default).
         value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
             or ``"goal"`` (see the module docstring).
+        reuse: start each search from what the previous one found about the new state:
+            when the state is the previous root or one of its tree's states (at most
+            `REUSE_DEPTH` plies below it, the very same board and aux), that subtree, its
+            statistics and all, becomes the new tree and the search adds to it (the
+            budget counts the new simulations only); otherwise the search starts afresh.
+            Off by default (the same seed and states then give the same moves, whatever
+            was searched before); the GGP player turns it on.
 
     ``agent(state, role=None)`` takes a state of the game: ``env.unwrapped.get_state()``
     (``(board, aux)`` of a hand-written game; a GDL env's fluent vector, or on its exact path
@@ -482,7 +661,8 @@ class MCTSAgent(_ProtocolAgent):
     with one legal move gets it without a search). ``agent.act(env)`` passes the env's
     state and ``agent_selection``. After each search, `last_search` holds ``simulations``,
     ``seconds``, ``nodes``, ``legal``, ``visits`` and ``value`` (the chosen action's visits
-    and mean value for its role).
+    and mean value for its role), and ``reused``: the simulations the root had from the
+    previous searches (0 without ``reuse``, or where the state was not in the last tree).
 
     >>> from ggpzoo.envs import skirmish_endgame_v0
     >>> env = skirmish_endgame_v0.raw_env(); env.reset()
@@ -506,6 +686,7 @@ class MCTSAgent(_ProtocolAgent):
         seed: int | None = None,
         max_rollout: int = 100_000,
         value: str = "outcome",
+        reuse: bool = False,
     ):
         super().__init__(env_name, seed)
         if simulations is not None and seconds is not None:
@@ -529,6 +710,8 @@ class MCTSAgent(_ProtocolAgent):
         self.max_rollout = int(max_rollout)
         self.value = value
         self._value = VALUES[value]
+        self.reuse = bool(reuse)
+        self._kept = None  # with reuse: (root board, root aux, T, nodes, edges) of the last tree
         self.name = f"mcts:{self.simulations}" if self.seconds is None else f"mcts:{self.seconds:g}s"
         self.last_search: dict = {}
         # the tree, kept between moves (allocating is not free): the node table, its
@@ -576,23 +759,30 @@ class MCTSAgent(_ProtocolAgent):
                 raise ValueError(protocol_error(self.spec, code))
             return n_nodes, ran
 
-        self._tables(self.simulations + 1 if self.seconds is None else 4096)
-        rl, counts = np.zeros((n_roles, max_legal), np.int32), np.zeros(n_roles, np.int64)
-        if who >= 0:  # the work area is at the root (``_root()`` ran ``status`` there)
-            for r in range(n_roles):
-                counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
-        _init_root(self._nodes, self._stats, self._ext, SIMULTANEOUS if who >= 0 else n_legal, self._seed())
-        self._n_edges = 0
-        if who >= 0:  # several roles choose at the root: its block
-            o, self._n_edges, self._eint, self._estat = _add_block(self._eint, self._estat, 0, rl, counts)
-            if o < 0:
-                raise ValueError(too_many)
-            self._ext[0, BLOCK] = o
+        kept = self._reuse_tree(board, aux, T, W) if self.reuse else 0
+        self._kept = None
+        reused = int(self._stats[0, 0]) if kept else 0
+        if kept:  # room for this search's nodes, the kept tree kept
+            if self.seconds is None and self._nodes.shape[0] < kept + self.simulations:
+                self._grow(kept, kept + self.simulations - 2 * self._nodes.shape[0])
+        else:
+            self._tables(self.simulations + 1 if self.seconds is None else 4096)
+            rl, counts = np.zeros((n_roles, max_legal), np.int32), np.zeros(n_roles, np.int64)
+            if who >= 0:  # the work area is at the root (``_root()`` ran ``status`` there)
+                for r in range(n_roles):
+                    counts[r] = role_legal(game, board, aux, T, W, r, rl[r])
+            _init_root(self._nodes, self._stats, self._ext, SIMULTANEOUS if who >= 0 else n_legal, self._seed())
+            self._n_edges = 0
+            if who >= 0:  # several roles choose at the root: its block
+                o, self._n_edges, self._eint, self._estat = _add_block(self._eint, self._estat, 0, rl, counts)
+                if o < 0:
+                    raise ValueError(too_many)
+                self._ext[0, BLOCK] = o
         if self.seconds is None:
-            n_nodes, done = search(1, self.simulations)
+            n_nodes, done = search(max(kept, 1), self.simulations)
         else:
             deadline = start + self.seconds
-            n_nodes, done, chunk = 1, 0, 8
+            n_nodes, done, chunk = max(kept, 1), 0, 8
             while True:
                 t0 = time.perf_counter()
                 if n_nodes + chunk > self._nodes.shape[0]:  # grow the tables, keeping the tree
@@ -624,8 +814,41 @@ class MCTSAgent(_ProtocolAgent):
             "legal": int(n_legal),
             "visits": int(visits),
             "value": float(total / visits),
+            "reused": reused,
         }
+        if self.reuse:
+            self._kept = (board.copy(), aux.copy(), T, int(n_nodes), int(self._n_edges))
         return action
+
+    def _reuse_tree(self, board, aux, T, W) -> int:
+        """With ``reuse``: make the last tree's node of state ``board``/``aux`` the root of the
+        tree (see `REUSE_DEPTH`); the number of nodes kept, 0 if none (a fresh tree then)."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return 0
+        old_board, old_aux, old_T, n_nodes, n_edges = kept
+        if old_T is not T or n_nodes > REUSE_MAX_NODES or old_board.shape != board.shape or old_aux.shape != aux.shape:
+            return 0
+        n_roles, max_legal = self.spec.num_roles, max(self.spec.max_legal, 1)
+        k = _find_state(
+            self.game, T, W, self._nodes, self._stats, self._ext, self._eint, old_board, old_aux,
+            np.ascontiguousarray(board), np.ascontiguousarray(aux), REUSE_DEPTH, REUSE_CHECKS, n_roles, max_legal,
+        )  # fmt: skip
+        # the work area back at the new root (the replays moved it)
+        status(self.game, board, aux, T, W, np.empty(max_legal, np.int32), np.zeros(n_roles, np.int32))
+        if k < 0 or self._stats[k, 0] < 1:
+            return 0
+        if k == 0:
+            self._n_edges = n_edges
+            return n_nodes
+        nodes, stats = np.zeros_like(self._nodes), np.zeros_like(self._stats)
+        ext = np.full_like(self._ext, -1)
+        eint, estat = np.zeros_like(self._eint), np.zeros_like(self._estat)
+        n_kept, self._n_edges = _rebase(
+            self._nodes, self._stats, self._ext, self._eint, self._estat, k, n_roles, nodes, stats, ext, eint, estat
+        )
+        self._nodes, self._stats, self._ext, self._eint, self._estat = nodes, stats, ext, eint, estat
+        return int(n_kept)
 
 
 def _number(x) -> bool:

@@ -94,12 +94,15 @@ def warm_up() -> None:
         if _warmed:
             return
         from ggpzoo import gdl
-        from ggpzoo.agents.spec import make_agent
+        from ggpzoo.agents.mcts import MCTSAgent
 
         game = gdl.load(gdl.game_path("tictactoe"))
         m = Machine(game, "compiled")
         s = m.initial()
-        make_agent("mcts:16", game, seed=0)(s, role=game.roles[0])
+        agent = MCTSAgent(game, simulations=16, seed=0, reuse=True)
+        move = agent(s, role=game.roles[0])
+        joint = [move if r == 0 else moves[0] for r, moves in enumerate(m.legal(s))]
+        agent(m.next(s, joint), role=game.roles[1])  # the first search's subtree: the reuse too
         MonteCarloAgent(m, seed=0).choose(s, 0, time.perf_counter() + 0.01)
         _warmed = True
 
@@ -520,6 +523,8 @@ class GGPPlayer:
                 simulations=stats.get("simulations", 0),
                 seconds=round(time.perf_counter() - received, 3),
             )
+            if stats.get("reused"):
+                entry["reused"] = stats["reused"]
             turn["move"] = text
         except Exception as e:  # noqa: BLE001 - logged, answered as an error
             turn["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -545,25 +550,35 @@ class GGPPlayer:
         if spec == "mc" or mach.backend == "exact":
             a = MonteCarloAgent(mach, seed=seed)
             return a.choose(m.state, m.role, deadline), a.last_search
-        from ggpzoo.agents.spec import make_agent
+        from ggpzoo.agents.mcts import MCTSAgent
 
         role = mach.roles[m.role]
-        if spec == "mcts" or spec.startswith("mcts:") and spec.endswith("s"):
-            if spec != "mcts":
-                budget = min(budget, float(spec[5:-1]))
-            if budget >= 0.02:  # a first short search: its answer is the fallback
-                quick = make_agent(f"mcts:{budget / 10:.4f}s", mach.game, seed=seed)
-                first = int(quick(m.state, role=role))
-                turn["fallback"] = m.spelling.text(mach.term(m.role, first))
-                budget = min(budget * 0.9, deadline - time.perf_counter())
-                if budget < 0.001:
-                    return first, dict(quick.last_search)
-            spec = f"mcts:{max(budget, 0.001):.4f}s"
-        if m.agent is None or m.agent[0] != spec:
-            m.agent = (spec, make_agent(spec, mach.game, seed=seed))
+        by_clock = spec == "mcts" or spec.endswith("s")
+        if m.agent is None or m.agent[0] is not mach.game:  # one search for the match: its tree is reused
+            budget_kw = {"seconds": 1.0} if by_clock else {"simulations": int(spec[5:])}
+            m.agent = (mach.game, MCTSAgent(mach.game, seed=seed, reuse=True, **budget_kw))
         agent = m.agent[1]
+        if not by_clock:
+            move = agent(m.state, role=role)
+            return int(move), dict(agent.last_search)
+        if spec != "mcts":
+            budget = min(budget, float(spec[5:-1]))
+        quick: dict = {}
+        if budget >= 0.02:  # a first short search: its answer is the fallback; the search goes on from its tree
+            agent.seconds = budget / 10
+            first = int(agent(m.state, role=role))
+            quick = dict(agent.last_search)
+            turn["fallback"] = m.spelling.text(mach.term(m.role, first))
+            budget = min(budget * 0.9, deadline - time.perf_counter())
+            if budget < 0.001:
+                return first, quick
+        agent.seconds = max(budget, 0.001)
         move = agent(m.state, role=role)
-        return int(move), dict(getattr(agent, "last_search", {}) or {})
+        stats = dict(agent.last_search)
+        if quick:  # the turn's simulations; reused: those from the turns before
+            stats["simulations"] += quick["simulations"]
+            stats["reused"] = quick["reused"]
+        return int(move), stats
 
     def _stop(self, msg, received) -> str:
         m = self._current(msg)
@@ -613,13 +628,15 @@ class GGPPlayer:
         m.worker.shutdown(wait=False)
         turns = [t for t in m.log["turns"] if "move" in t]
         log.info(
-            "match %s %s: goals %s; %d moves, %d searched, %d simulations, %d late, %d errors",
+            "match %s %s: goals %s; %d moves, %d searched, %d simulations (%d reused from the turn before), "
+            "%d late, %d errors",
             m.id_text,
             result,
             m.log["goals"],
             len(turns),
             sum(1 for t in turns if t.get("legal", 1) > 1),
             sum(t.get("simulations", 0) for t in turns),
+            sum(t.get("reused", 0) for t in turns),
             sum(1 for t in m.log["turns"] if t.get("late")),
             sum(1 for t in m.log["turns"] if "error" in t),
         )
