@@ -56,7 +56,6 @@ from ggpzoo.agents.base import _ProtocolAgent, protocol_error
 from ggpzoo.engine.dispatch import (
     NOT_A_SHEET,
     OVER,
-    PROPNET,
     SIMULTANEOUS,
     playout,
     role_legal,
@@ -529,17 +528,16 @@ def _replay(game, T, W, nodes, ext, eint, root_board, root_aux, board, aux, node
 
 @njit(cache=True)
 def _find_state(
-    game, T, W, nodes, stats, ext, eint, root_board, root_aux, target_board, target_aux, max_depth, max_checks, n_roles,
-    max_legal,
+    game, T, W, nodes, stats, ext, eint, root_board, root_aux, target_board, target_aux, with_aux, max_depth,
+    max_checks, n_roles, max_legal,
 ):  # fmt: skip
     """The node of the tree (node 0 at ``root_board``/``root_aux``) whose state is exactly
     ``target_board``/``target_aux``, at most ``max_depth`` plies below the root: the nodes
     one ply down are looked at first, then two plies down, and so on; where several nodes of
     the first depth that has one are that state (moves in another order that lead to the same
     state), the most visited. -1 if none was found among the first ``max_checks`` nodes
-    looked at. A sheet's state is its fluents (``board``; its ``aux`` holds what they imply
-    and a count of the moves played), a hand-written game's its board and aux."""
-    with_aux = game != PROPNET
+    looked at. The auxes are compared too where ``with_aux`` (the spec's ``aux_in_state``: a
+    sheet's state is its fluents alone, its ``aux`` holds what they imply and a move count)."""
     if _same(root_board, target_board) and (not with_aux or _same(root_aux, target_aux)):
         return 0
     board = root_board.copy()
@@ -832,7 +830,8 @@ class MCTSAgent(_ProtocolAgent):
         n_roles, max_legal = self.spec.num_roles, max(self.spec.max_legal, 1)
         k = _find_state(
             self.game, T, W, self._nodes, self._stats, self._ext, self._eint, old_board, old_aux,
-            np.ascontiguousarray(board), np.ascontiguousarray(aux), REUSE_DEPTH, REUSE_CHECKS, n_roles, max_legal,
+            np.ascontiguousarray(board), np.ascontiguousarray(aux), self.spec.aux_in_state, REUSE_DEPTH, REUSE_CHECKS,
+            n_roles, max_legal,
         )  # fmt: skip
         # the work area back at the new root (the replays moved it)
         status(self.game, board, aux, T, W, np.empty(max_legal, np.int32), np.zeros(n_roles, np.int32))

@@ -88,6 +88,9 @@ class GameSpec:
         simultaneous: whether several roles may choose at once in some state (a GDL sheet
             where more than one role has a choice of moves); the game protocol's
             ``status`` then says ``SIMULTANEOUS`` in those states.
+        aux_in_state: whether ``aux`` is part of what the state is (two states are the same
+            only if their boards and auxes are); False for a sheet, whose ``aux`` holds what its
+            fluents imply and a count of the joint moves played.
         game: the loaded [`ggpzoo.gdl.Game`][ggpzoo.gdl.Game] of a GDL game; None for a
             hand-written one.
         path: a GDL game's ``.kif`` file (empty for a sheet loaded from text).
@@ -121,6 +124,7 @@ class GameSpec:
     agents: tuple[str, ...] = AGENTS
     role_actions: tuple[int, ...] | None = None
     simultaneous: bool = False
+    aux_in_state: bool = True
     game: object | None = None
     path: str = ""
 

@@ -69,6 +69,7 @@ def _sheet_spec(name: str, game: Game, path: str) -> GameSpec:
         agents=tuple(game.roles),
         role_actions=counts,
         simultaneous=sum(c > 1 for c in counts) > 1,
+        aux_in_state=False,
         recipe=SHEET_RECIPE,
         game=game,
         path=path,
