@@ -113,3 +113,44 @@ def test_a_holding_network_counts_as_a_recount_from_scratch():
         )  # fmt: skip
     for p in ("vals", "cur", "sat", "cnt"):
         assert np.array_equal(W[part[p]], fresh[part[p]]), p
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_a_move_leaves_the_work_area_at_the_new_state(hold):
+    """The protocol judges the state a move reached without comparing it with the work area
+    (a propagating network's move keeps it there): after random moves through
+    `apply_status`, the values and counters equal a recount from scratch at the board, and
+    the legal ids come ascending."""
+    net = Propnet(gdl.load(SHEET), hold_does=hold)
+    T, W = net.tables, net.work()
+    board, aux = np.zeros(len(net.fluents), np.uint8), np.zeros(kernel.AUX_SIZE, np.int32)
+    legal, goals = np.zeros(net.max_legal, np.int32), np.zeros(2, np.int64)
+    part = {p: slice(T[kernel.WORK + 2 * i], T[kernel.WORK + 2 * i] + T[kernel.WORK + 2 * i + 1])
+            for i, p in enumerate(kernel.WORK_PARTS)}  # fmt: skip
+    rng = np.random.default_rng(0)
+    n, moves = -1, 0
+    while moves < 200:
+        if n < 0:  # over: a new game
+            assert kernel.init(T, W, board, aux) == kernel.OK
+            n = kernel.turn_status(T, W, board, aux, legal, goals)
+            continue
+        n = kernel.apply_status(T, W, board, aux, legal[rng.integers(n)], legal, goals)
+        moves += 1
+        assert n >= -1 and list(legal[: max(n, 0)]) == sorted(legal[: max(n, 0)])
+        fresh = W.copy()
+        kernel.reset(T, fresh, board)
+        for p in ("vals", "cur", "sat", "cnt") if not hold else ("cur",):
+            assert np.array_equal(W[part[p]], fresh[part[p]]), p
+
+
+def test_legal_ids_are_sorted_like_numpy_sorts_them():
+    """The kernel's sort of a legal list (a check, an insertion sort up to 16, numpy's sort
+    beyond) on sorted, reversed and shuffled lists of every length up to 40."""
+    rng = np.random.default_rng(3)
+    for n in range(41):
+        for a in (np.arange(45), np.arange(45)[::-1].copy(), rng.integers(0, 30, 45)):
+            a = a.astype(np.int32)
+            want = a.copy()
+            want[:n].sort()
+            kernel._ascending(a, n)
+            assert np.array_equal(a, want), n

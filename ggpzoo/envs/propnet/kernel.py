@@ -614,7 +614,13 @@ def _play_judge(T, W, state, ids, out, counts):
 def advance(T, W, state, out, counts, ids, limit):
     """Play joint moves without a choice (at most ``limit``) until a role has one or the game
     is over. Returns ([`status()`][ggpzoo.envs.propnet.kernel.status] of the state reached, joint moves played)."""
-    code = status(T, W, state, out, counts)
+    return _forced(T, W, state, out, counts, ids, limit, status(T, W, state, out, counts))
+
+
+@njit(cache=True)
+def _forced(T, W, state, out, counts, ids, limit, code):
+    """`advance()` from a state ``W`` is at and judged (``code``, its status, legal moves in
+    ``out``), as `_play_judge()` leaves it: no second look at the state."""
     played = 0
     for _ in range(MAX_FORCED):
         if code != FORCED or played >= limit:
@@ -778,11 +784,11 @@ def _out(T, W):
 
 
 @njit(cache=True)
-def _settle(T, W, board, aux):
-    """Play the forced joint moves, then note who chooses in ``aux``. Returns OK or an error
-    code below -10."""
+def _settle(T, W, board, aux, code):
+    """From the state ``W`` is at, judged ``code`` (its status): play the forced joint moves,
+    then note who chooses in ``aux``. Returns OK or an error code below -10."""
     out, counts = _out(T, W), _part(T, W, W_COUNTS)
-    code, played = advance(T, W, board, out, counts, _part(T, W, W_IDS), MAX_FORCED)
+    code, played = _forced(T, W, board, out, counts, _part(T, W, W_IDS), MAX_FORCED, code)
     aux[_STEP] += played
     if code < 0:
         return _ERROR + code
@@ -803,7 +809,29 @@ def init(T, W, board, aux):
     """``board`` and ``W`` at the start, forced moves played. Returns OK or an error code."""
     restart(T, W, board)
     aux[:] = 0
-    return _settle(T, W, board, aux)
+    return _settle(T, W, board, aux, status(T, W, board, _out(T, W), _part(T, W, W_COUNTS)))
+
+
+@njit(cache=True, inline="always")
+def _ascending(ids, n):
+    """Sort ``ids[:n]`` ascending in place. The ids mostly come sorted already (a block scan
+    reads each role's legal atoms in id order within a guard block): a check first, then an
+    insertion sort for a short list, numpy's sort for a long one (the live list's order)."""
+    for j in range(1, n):
+        if ids[j] < ids[j - 1]:
+            break
+    else:
+        return
+    if n > 16:
+        ids[:n].sort()
+        return
+    for j in range(1, n):
+        x = ids[j]
+        k = j - 1
+        while k >= 0 and ids[k] > x:
+            ids[k + 1] = ids[k]
+            k -= 1
+        ids[k + 1] = x
 
 
 @njit(cache=True, inline="always")
@@ -825,7 +853,7 @@ def _report(T, W, aux, code, legal, goal_out):
     n = counts[r]
     for j in range(n):
         legal[j] = out[r, j]
-    legal[:n].sort()
+    _ascending(legal, n)
     return n
 
 
@@ -844,10 +872,12 @@ def turn_status(T, W, board, aux, legal, goal_out):
 def apply_joint_status(T, W, board, aux, ids, legal, goal_out):
     """`apply_joint()` then `turn_status()`, the new state judged once (its forced moves
     played): the status, or an error code below -10."""
-    if not play(T, W, board, ids):
+    out, counts = _out(T, W), _part(T, W, W_COUNTS)
+    code = _play_judge(T, W, board, ids, out, counts)
+    if code == STACK_OVERFLOW:
         return _ERROR + STACK_OVERFLOW
     aux[_STEP] += 1
-    code, played = advance(T, W, board, _out(T, W), _part(T, W, W_COUNTS), _part(T, W, W_IDS), MAX_FORCED)
+    code, played = _forced(T, W, board, out, counts, _part(T, W, W_IDS), MAX_FORCED, code)
     aux[_STEP] += played
     if code < 0:
         return _ERROR + code
@@ -875,7 +905,7 @@ def role_legal(T, W, board, aux, role, legal):
     n = counts[role]
     for j in range(n):
         legal[j] = out[role, j]
-    legal[:n].sort()
+    _ascending(legal, n)
     return n
 
 
@@ -883,10 +913,11 @@ def role_legal(T, W, board, aux, role, legal):
 def apply_joint(T, W, board, aux, ids):
     """Play joint move ``ids`` (one legal id per role; ``W`` at ``board``), then the forced
     moves. Returns OK or an error code below -10."""
-    if not play(T, W, board, ids):
+    code = _play_judge(T, W, board, ids, _out(T, W), _part(T, W, W_COUNTS))
+    if code == STACK_OVERFLOW:
         return _ERROR + STACK_OVERFLOW
     aux[_STEP] += 1
-    return _settle(T, W, board, aux)
+    return _settle(T, W, board, aux, code)
 
 
 @njit(cache=True)
