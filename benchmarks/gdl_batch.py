@@ -1,10 +1,14 @@
-"""Random play on a GDL sheet three ways, in joint moves per CPU-second of this process (one core):
+"""Random play on a GDL sheet five ways, in joint moves per CPU-second of this process (one core):
 
-* ``playouts``: whole random games on one network inside one numba call (``random_playouts``);
-* ``batched``: N games on `ggpzoo.engine.VectorGames`, ``step(random_actions(t))`` from Python;
+* ``playouts``: whole random games on one network inside one numba call (``random_playouts``),
+  one game at a time;
+* ``lanes``: N games on `ggpzoo.engine.VectorGames` as bit lanes (64 games to a machine word),
+  ``step(random_actions(t))`` from Python;
+* ``work areas``: the same with ``lanes=False`` (each game on its own work area of the network);
+* ``play_games``: N whole random games in one numba call (bit lanes where the network suits them);
 * ``envs``: N ``gdl.raw_env`` envs (compiled path) stepped one by one in Python, a random legal action each.
 
-    NUMBA_NUM_THREADS=1 python benchmarks/gdl_batch.py tictactoe connect_four breakthrough --games 256
+    NUMBA_NUM_THREADS=1 python benchmarks/gdl_batch.py tictactoe connect_four breakthrough skirmish --games 256
 
 Joint moves count forced ones too (none in these turn-taking sheets: every move is a choice).
 Best of ``--repeats`` measurements of ``--seconds`` each.
@@ -18,8 +22,34 @@ import time
 import numpy as np
 
 from ggpzoo import gdl
-from ggpzoo.gdl.cli import batched_playouts
+from ggpzoo.engine import VectorGames, play_games
 from ggpzoo.gdl.propnet import random_playouts
+from ggpzoo.gdl.spec import gdl_spec
+
+
+def batched(game, n: int, seconds: float, lanes: bool, seed: int = 0) -> float:
+    """Joint moves per CPU-second of N games on VectorGames stepped from Python (forced ones too)."""
+    v = VectorGames(gdl_spec(game), n, max_steps=None, lanes=lanes)
+    v.reset()
+    v.step(v.random_actions(seed))  # compile / warm up
+    steps, t, t0 = 0, seed + 1, time.process_time()
+    while time.process_time() - t0 < seconds:
+        before = int(v.steps.sum())
+        r = v.step(v.random_actions(t))
+        steps += int(v.steps.sum()) - before + int(r.lengths[r.finished].sum())
+        t += 1
+    return steps / (time.process_time() - t0)
+
+
+def whole_games(game, n: int, seconds: float, seed: int = 0) -> float:
+    """Joint moves per CPU-second of ``play_games`` of N random games (again until ``seconds``)."""
+    sp = gdl_spec(game)
+    play_games(sp, 2, max_steps=None)  # compile / warm up
+    steps, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        seed += 1
+        steps += int(play_games(sp, n, seed=seed, max_steps=None)[1].sum())
+    return steps / (time.process_time() - t0)
 
 
 def env_steps(game, n: int, seconds: float, seed: int = 0) -> float:
@@ -44,12 +74,17 @@ def main() -> None:
     p.add_argument("--games", type=int, default=256)
     p.add_argument("--seconds", type=float, default=1.0)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-envs", dest="envs", action="store_false", help="skip the (slow) envs column")
     a = p.parse_args()
-    print(f"{'sheet':<16} {'playouts/s':>12} {f'batched x{a.games}/s':>16} {f'envs x{a.games}/s':>14}")
+    n = a.games
+    print(
+        f"{'sheet':<16} {'playouts/s':>12} {f'lanes x{n}/s':>14} {f'work areas x{n}/s':>19} "
+        f"{f'play_games x{n}/s':>19} {f'envs x{n}/s':>14}"
+    )
     for name in a.sheets:
         g = gdl.load(gdl.game_path(name) if not name.endswith(".kif") else name)
         net = g.propnet()
-        best = [0.0, 0.0, 0.0]
+        best = [0.0] * 5
         for _ in range(a.repeats):
             n = 64
             while True:
@@ -58,10 +93,15 @@ def main() -> None:
                     break
                 n *= 2
             best[0] = max(best[0], steps / dt)
-            steps, dt = batched_playouts(g, a.games, a.seconds)
-            best[1] = max(best[1], steps / dt)
-            best[2] = max(best[2], env_steps(g, a.games, a.seconds))
-        print(f"{g.name:<16} {best[0]:>12,.0f} {best[1]:>16,.0f} {best[2]:>14,.0f}")
+            best[1] = max(best[1], batched(g, n, a.seconds, lanes=True))
+            best[2] = max(best[2], batched(g, n, a.seconds, lanes=False))
+            best[3] = max(best[3], whole_games(g, n, a.seconds))
+            if a.envs:
+                best[4] = max(best[4], env_steps(g, n, a.seconds))
+        print(
+            f"{g.name:<16} {best[0]:>12,.0f} {best[1]:>14,.0f} {best[2]:>19,.0f} {best[3]:>19,.0f} "
+            f"{best[4] if a.envs else float('nan'):>14,.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -496,16 +496,18 @@ def test_bad_arguments():
 
 @pytest.mark.parametrize("name", ["skirmish_endgame_v0", "gdl:tictactoe"])
 def test_finished_games_kept_for_pop_results_are_bounded(monkeypatch, name):
-    # A batch whose results are never popped (a long training run) keeps only the newest.
+    # A batch whose results are never popped (a long training run) keeps only the newest
+    # (in chunks of a step's finished games: at most one step's games more).
     monkeypatch.setattr(engine_batch, "MAX_RESULTS", 5)
     games = VectorGames(name, num_games=4)
     games.reset()
-    t = 0
-    while len(games._results) < 5 or t < 60:
-        games.step(games.random_actions(seed=t))
+    t, seen = 0, []
+    while len(seen) < 12 or t < 60:
+        r = games.step(games.random_actions(seed=t))
+        seen += [(*(int(g) for g in r.final_goals[i]), int(r.lengths[i])) for i in np.flatnonzero(r.finished)]
         t += 1
-        assert len(games._results) <= 5
-    assert len(games.pop_results()) == 5 and games.pop_results() == []
+        assert games._n_results < 5 + games.num_games
+    assert games.pop_results() == seen[-5:] and games.pop_results() == []
 
 
 def test_the_default_cap_is_the_arenas():

@@ -60,6 +60,8 @@ from ggpzoo.engine.rng import random_legal as _random_legal
 from ggpzoo.engine.rng import stream
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.gamespec import ROLE, STEP, GameSpec
+from ggpzoo.envs.propnet import lanes as _lanes
+from ggpzoo.envs.propnet.kernel import N_ATOMS as K_N_ATOMS
 
 __all__ = ["MAX_RESULTS", "DEFAULT_MAX_STEPS", "VectorGames", "StepResult", "play_games", "play"]
 
@@ -300,6 +302,76 @@ def _step_batch(
 
 
 @njit(cache=True, parallel=True)
+def _step_lanes(
+    T, V, out, cnt, boards, auxs, which, chosen, joint, auto_reset, max_steps, S, codes, finished, cut, final_goals,
+    lengths, rewards, ids, status,
+):  # fmt: skip
+    """`_step_batch` for a compiled sheet's games as bit lanes (`ggpzoo.envs.propnet.lanes`),
+    a block of 64 games per thread: the same moves, rows and codes. ``out``, ``cnt``: the
+    games' legal lists (`lanes.legal_views`); ``ids``, ``status``: a scratch per block."""
+    legal, n_legal, goals, terminal, truncated, mover = S
+    n = boards.shape[0]
+    for b in prange(V.shape[0]):
+        v, lo = V[b], b * _lanes.LANES
+        M = np.uint64(0)
+        for i in range(lo, min(lo + _lanes.LANES, n)):
+            codes[i] = 0
+            if terminal[i] or not which[i]:
+                continue
+            j = i - lo
+            M |= np.uint64(1) << np.uint64(j)
+            for r in range(ids.shape[2]):  # the roles without a choice play their one move
+                ids[b, j, r] = joint[i, r] if mover[i] == -2 else out[i, r, 0]
+            if mover[i] >= 0:
+                ids[b, j, mover[i]] = chosen[i]
+        _lanes.play(v, T, out, cnt, boards, auxs, M, lo, ids[b], status[b])
+        _lanes.goals(v, T, M, lo, goals)
+        R = np.uint64(0)  # the games that ended, to restart
+        w = M
+        while w:
+            j = _lanes.low_bit(w)
+            w &= w - np.uint64(1)
+            i = lo + j
+            c = _note(i, _lanes.report(T, out, cnt, auxs, i, status[b, j], legal[i]), auxs, S, max_steps)
+            if c != 0:
+                codes[i] = c
+            elif terminal[i]:
+                finished[i] = True
+                cut[i] = truncated[i]
+                for r in range(goals.shape[1]):
+                    final_goals[i, r] = goals[i, r]
+                lengths[i] = auxs[i, STEP]
+                if not truncated[i]:  # a game cut by max_steps pays nothing
+                    outcome_rewards(goals[i], rewards[i])
+                if auto_reset:
+                    R |= np.uint64(1) << np.uint64(j)
+        if R == 0:
+            continue
+        _lanes.restart(v, T, out, cnt, boards, auxs, R, lo, ids[b], status[b])
+        _lanes.goals(v, T, R, lo, goals)
+        w = R
+        while w:
+            j = _lanes.low_bit(w)
+            w &= w - np.uint64(1)
+            i = lo + j
+            codes[i] = _note(i, _lanes.report(T, out, cnt, auxs, i, status[b, j], legal[i]), auxs, S, max_steps)
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
+def _sync_batch(game, behind, boards, auxs, T, W, scratch_l, scratch_g, codes):
+    """Bring the work areas of the games where ``behind`` to their boards (the bit lanes
+    moved the boards, not the work areas' networks)."""
+    for i in prange(boards.shape[0]):
+        codes[i] = 0
+        if behind[i]:
+            c = status(game, boards[i], auxs[i], T, W[i], scratch_l[i], scratch_g[i])
+            codes[i] = c if c < SIMULTANEOUS else 0
+            behind[i] = False
+    return _first_error(codes)
+
+
+@njit(cache=True, parallel=True)
 def _observe_batch(game, boards, auxs, T, roles, out):
     for i in prange(boards.shape[0]):
         observation(game, boards[i], auxs[i], T, roles[i], out[i])
@@ -411,6 +483,63 @@ def _play_batch(
         lengths_out[g] = aux[STEP]
 
 
+@njit(cache=True, parallel=True)
+def _play_lanes(T, seed, max_steps, board_size, max_legal, goals_out, lengths_out, codes):
+    """`_play_batch` of random players on a sheet's network as bit lanes: the same games
+    (the same draws from each game's stream), 64 to a block, a block per thread."""
+    n, num_roles = goals_out.shape
+    L = _lanes.LANES
+    for b in prange((n + L - 1) // L):
+        lo = b * L
+        k = min(L, n - lo)
+        v = np.zeros(T[K_N_ATOMS], np.uint64)
+        boards = np.zeros((L, board_size), np.int8)
+        auxs = np.zeros((L, _lanes.K.AUX_SIZE), np.int32)
+        out = np.zeros((L, num_roles, max_legal + 1), np.int32)[:, :, :max_legal]  # as legal_arrays()
+        cnt = np.zeros((L, num_roles + 1), np.int32)[:, :num_roles]
+        legal = np.zeros((L, max_legal), np.int32)
+        lx = np.zeros(max_legal, np.int32)
+        ids = np.zeros((L, num_roles), np.int64)
+        status = np.zeros(L, np.int64)
+        s = np.zeros(L, np.uint64)
+        live = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(L - k)
+        for j in range(k):
+            s[j] = stream(seed, np.int64(lo + j))
+            codes[lo + j] = 0
+        _lanes.restart(v, T, out, cnt, boards, auxs, live, 0, ids, status)
+        while live:
+            M = np.uint64(0)
+            w = live
+            while w:
+                j = _lanes.low_bit(w)
+                w &= w - np.uint64(1)
+                c = _lanes.report(T, out, cnt, auxs, j, status[j], legal[j])
+                if c < SIMULTANEOUS:
+                    codes[lo + j] = c
+                elif c != OVER and not (max_steps > 0 and auxs[j, STEP] >= max_steps):
+                    M |= np.uint64(1) << np.uint64(j)
+                    if c == SIMULTANEOUS:  # every role draws from its own legal ids, ascending
+                        for r in range(num_roles):
+                            m = cnt[j, r]
+                            for q in range(m):
+                                lx[q] = out[j, r, q]
+                            _lanes.K._ascending(lx, m)
+                            s[j], ids[j, r] = _random_legal(lx, m, s[j])
+                    else:
+                        for r in range(num_roles):
+                            ids[j, r] = out[j, r, 0]
+                        s[j], ids[j, auxs[j, ROLE]] = _random_legal(legal[j], c, s[j])
+            done = live & ~M
+            _lanes.goals(v, T, done, 0, goals_out[lo:])
+            w = done
+            while w:
+                j = _lanes.low_bit(w)
+                w &= w - np.uint64(1)
+                lengths_out[lo + j] = auxs[j, STEP]
+            live = M
+            _lanes.play(v, T, out, cnt, boards, auxs, M, 0, ids, status)
+
+
 # ----------------------------------------------------------------------------- the API
 def _seed(seed) -> int:
     """``seed`` as an int in 0..2**63 - 1, or a ValueError (no bools, floats or negatives)."""
@@ -498,6 +627,10 @@ class VectorGames:
             `DEFAULT_MAX_STEPS` (2000) by default, since a sheet's random games need not end
             (the hand-written games end by their rules well before); None for no limit. A
             sheet's forced joint moves count and are played through, so a game can pass it.
+        lanes: step a compiled sheet's games 64 to a machine word, its network evaluated
+            whole for all of them at once ([`ggpzoo.envs.propnet.lanes`][ggpzoo.envs.propnet.lanes]: the same games,
+            faster for a small network); None (the default) where the network has at most
+            `lanes.MAX_LITERALS` literals, False never. ValueError for a game without a network.
 
     State, one row per game: ``boards`` (int8 ``(N, spec.board_size)``: cells, or a sheet's
     fluents), ``auxs`` (int32 ``(N, spec.aux_size)``; ``auxs[:, 2]`` the moves played),
@@ -508,7 +641,14 @@ class VectorGames:
     every game must then restart (``reset()``).
     """
 
-    def __init__(self, name, num_games: int, auto_reset: bool = True, max_steps: int | None = DEFAULT_MAX_STEPS):
+    def __init__(
+        self,
+        name,
+        num_games: int,
+        auto_reset: bool = True,
+        max_steps: int | None = DEFAULT_MAX_STEPS,
+        lanes: bool | None = None,
+    ):
         self.spec = sp = _game_spec(name)
         self.num_games = n = _positive_int(num_games, "num_games")
         self.max_steps = _max_steps(max_steps)
@@ -541,8 +681,39 @@ class VectorGames:
         self._codes = np.zeros(n, np.int32)
         self._all = np.ones(n, np.bool_)
         self._scratch = None  # greedy's trial states and the per-role legal lists, made on first use
-        self._results: deque = deque(maxlen=MAX_RESULTS)  # the newest finished games
+        self._results: deque = deque()  # the newest finished games' rows (goals..., length), in chunks
+        self._n_results = 0
         self._started = False  # no game until reset()
+        self.bit_lanes = self._lanes_wanted(lanes)
+        if self.bit_lanes:
+            self._V = _lanes.new_lanes(self._T, n)
+            blocks = self._V.shape[0]
+            self._lane_legal = _lanes.legal_views(self._T, self._W)
+            self._lane_scratch = (
+                np.zeros((blocks, _lanes.LANES, R), np.int64),  # joint moves
+                np.zeros((blocks, _lanes.LANES), np.int64),  # statuses
+            )
+            self._behind = np.zeros(n, np.bool_)  # work areas whose networks trail the board
+
+    def _lanes_wanted(self, lanes) -> bool:
+        if lanes is None:
+            return _lanes.suits(self._T)
+        if not isinstance(lanes, (bool, np.bool_)):
+            raise ValueError(f"lanes must be True, False or None, got {lanes!r}")
+        if lanes and not _lanes.possible(self._T):
+            raise ValueError(f"{self.name} has no network to step as bit lanes (only a compiled GDL sheet has)")
+        return bool(lanes)
+
+    def _work_at_boards(self) -> None:
+        """The work areas of the games the bit lanes moved, brought to their boards (for the
+        calls that play trial moves on them)."""
+        if self.bit_lanes and self._behind.any():
+            b, x, lx, gx = self._scratches()
+            i, code = _sync_batch(
+                self.game, self._behind, self.boards, self.auxs, self._T, self._W, lx, gx, self._codes
+            )
+            if code != 0:
+                self._fail(int(i), int(code))
 
     # ------------------------------------------------------------------ helpers
     def _require_reset(self) -> None:
@@ -590,6 +761,9 @@ class VectorGames:
         )  # fmt: skip
         if code != 0:
             self._fail(int(i), int(code))
+        if self.bit_lanes:
+            _lanes.load(self._T, self._V, self.boards, which)
+            self._behind[which] = False
         self._started = True
 
     @property
@@ -671,6 +845,8 @@ class VectorGames:
         seed = _seed(seed)
         out = np.empty(self.num_games, np.int32)
         joint = np.empty((self.num_games if self.spec.simultaneous else 0, self.num_roles), np.int32)
+        if policy == 1:
+            self._work_at_boards()
         b, x, lx, gx = self._scratches()
         if policy == 0:
             _random_batch(self.game, seed, self.boards, self.auxs, self._T, self._W, self._S, lx, out, joint)
@@ -722,14 +898,25 @@ class VectorGames:
         final_goals = np.zeros((n, R), np.int64)
         lengths = np.zeros(n, np.int32)
         rewards = np.zeros((n, R), np.float32)
-        i, code = _step_batch(
-            self.game, self.variant, self.auto_reset, self.max_steps, which, chosen, joint, self.boards, self.auxs,
-            self._T, self._W, self._S, self._codes, finished, cut, final_goals, lengths, rewards,
-        )  # fmt: skip
+        if self.bit_lanes:
+            i, code = _step_lanes(
+                self._T, self._V, *self._lane_legal, self.boards, self.auxs, which, chosen, joint, self.auto_reset,
+                self.max_steps, self._S, self._codes, finished, cut, final_goals, lengths, rewards, *self._lane_scratch,
+            )  # fmt: skip
+            self._behind |= which
+        else:
+            i, code = _step_batch(
+                self.game, self.variant, self.auto_reset, self.max_steps, which, chosen, joint, self.boards,
+                self.auxs, self._T, self._W, self._S, self._codes, finished, cut, final_goals, lengths, rewards,
+            )  # fmt: skip
         if code != 0:
             self._fail(int(i), int(code))
-        for i in np.flatnonzero(finished):
-            self._results.append((*(int(g) for g in final_goals[i]), int(lengths[i])))
+        ended = np.flatnonzero(finished)
+        if len(ended):
+            self._results.append(np.column_stack((final_goals[ended], lengths[ended])))
+            self._n_results += len(ended)
+            while self._n_results - len(self._results[0]) >= MAX_RESULTS:  # only the newest are kept
+                self._n_results -= len(self._results.popleft())
         return StepResult(rewards, finished, final_goals, lengths, cut)
 
     def _refuse(self, acts: np.ndarray, per_role: bool, bad: np.ndarray):
@@ -755,9 +942,12 @@ class VectorGames:
         """The games finished since the last call, at most the newest `MAX_RESULTS`:
         ``(goal of role 0, goal of role 1, ..., length)`` each (a game cut by ``max_steps``
         too, with the goals of the state it reached)."""
-        results = list(self._results)
+        if not self._results:
+            return []
+        rows = np.concatenate(self._results)[-MAX_RESULTS:]
         self._results.clear()
-        return results
+        self._n_results = 0
+        return [tuple(r) for r in rows.tolist()]
 
 
 def _index(x, n: int, what: str) -> int:
@@ -800,10 +990,14 @@ def play_games(
     goals = np.zeros((num_games, sp.num_roles), np.int64)
     lengths = np.zeros(num_games, np.int32)
     codes = np.zeros(num_games, np.int32)
-    _play_batch(
-        sp.kernel_id, sp.variant, np.array([POLICIES[p] for p in policies], np.int64), seed, _max_steps(max_steps),
-        sp.tables, sp.work().shape[0], sp.board_size, sp.aux_size, sp.max_legal, goals, lengths, codes,
-    )  # fmt: skip
+    if all(p == "random" for p in policies) and _lanes.suits(sp.tables):  # the same games, 64 at a time
+        _play_lanes(sp.tables, seed, _max_steps(max_steps), sp.board_size, sp.max_legal, goals, lengths, codes)
+    else:
+        _play_batch(
+            sp.kernel_id, sp.variant, np.array([POLICIES[p] for p in policies], np.int64), seed,
+            _max_steps(max_steps), sp.tables, sp.work().shape[0], sp.board_size, sp.aux_size, sp.max_legal, goals,
+            lengths, codes,
+        )  # fmt: skip
     bad = np.flatnonzero(codes)
     if len(bad):
         raise ValueError(_error(sp, int(bad[0]), int(codes[bad[0]])))
