@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import deque
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
@@ -484,60 +485,87 @@ def _play_batch(
 
 
 @njit(cache=True, parallel=True)
-def _play_lanes(T, seed, max_steps, board_size, max_legal, goals_out, lengths_out, codes):
+def _play_lanes(T, seed, max_steps, blocks, board_size, max_legal, goals_out, lengths_out, codes):
     """`_play_batch` of random players on a sheet's network as bit lanes: the same games
-    (the same draws from each game's stream), 64 to a block, a block per thread."""
-    n, num_roles = goals_out.shape
+    (each game ``g`` draws from its stream ``stream(seed, g)``). Block ``b`` of ``blocks``
+    plays its share of the games (`_play_block`), a block per thread."""
+    n = goals_out.shape[0]
+    for b in prange(blocks):
+        lo, hi = np.int64(b) * n // blocks, (np.int64(b) + 1) * n // blocks
+        _play_block(T, seed, max_steps, lo, hi, board_size, max_legal, goals_out, lengths_out, codes)
+
+
+@njit(cache=True)
+def _play_block(T, seed, max_steps, g_next, g_end, board_size, max_legal, goals_out, lengths_out, codes):
+    """Games ``g_next .. g_end - 1`` of `_play_lanes`, 64 at a time, a lane taking the next
+    game as soon as its game ends (games differ in length; the network is evaluated whole)."""
+    num_roles = goals_out.shape[1]
     L = _lanes.LANES
-    for b in prange((n + L - 1) // L):
-        lo = b * L
-        k = min(L, n - lo)
-        v = np.zeros(T[K_N_ATOMS], np.uint64)
-        boards = np.zeros((L, board_size), np.int8)
-        auxs = np.zeros((L, _lanes.K.AUX_SIZE), np.int32)
-        out = np.zeros((L, num_roles, max_legal + 1), np.int32)[:, :, :max_legal]  # as legal_arrays()
-        cnt = np.zeros((L, num_roles + 1), np.int32)[:, :num_roles]
-        legal = np.zeros((L, max_legal), np.int32)
-        lx = np.zeros(max_legal, np.int32)
-        ids = np.zeros((L, num_roles), np.int64)
-        status = np.zeros(L, np.int64)
-        s = np.zeros(L, np.uint64)
-        live = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(L - k)
-        for j in range(k):
-            s[j] = stream(seed, np.int64(lo + j))
-            codes[lo + j] = 0
-        _lanes.restart(v, T, out, cnt, boards, auxs, live, 0, ids, status)
-        while live:
-            M = np.uint64(0)
-            w = live
-            while w:
-                j = _lanes.low_bit(w)
-                w &= w - np.uint64(1)
-                c = _lanes.report(T, out, cnt, auxs, j, status[j], legal[j])
-                if c < SIMULTANEOUS:
-                    codes[lo + j] = c
-                elif c != OVER and not (max_steps > 0 and auxs[j, STEP] >= max_steps):
-                    M |= np.uint64(1) << np.uint64(j)
-                    if c == SIMULTANEOUS:  # every role draws from its own legal ids, ascending
-                        for r in range(num_roles):
-                            m = cnt[j, r]
-                            for q in range(m):
-                                lx[q] = out[j, r, q]
-                            _lanes.K._ascending(lx, m)
-                            s[j], ids[j, r] = _random_legal(lx, m, s[j])
-                    else:
-                        for r in range(num_roles):
-                            ids[j, r] = out[j, r, 0]
-                        s[j], ids[j, auxs[j, ROLE]] = _random_legal(legal[j], c, s[j])
-            done = live & ~M
-            _lanes.goals(v, T, done, 0, goals_out[lo:])
+    one = np.uint64(1)
+    v = np.zeros(T[K_N_ATOMS], np.uint64)
+    boards = np.zeros((L, board_size), np.int8)
+    auxs = np.zeros((L, _lanes.K.AUX_SIZE), np.int32)
+    out = np.zeros((L, num_roles, max_legal + 1), np.int32)[:, :, :max_legal]  # as legal_arrays()
+    cnt = np.zeros((L, num_roles + 1), np.int32)[:, :num_roles]
+    legal = np.zeros((L, max_legal), np.int32)
+    lx = np.zeros(max_legal, np.int32)
+    ids = np.zeros((L, num_roles), np.int64)
+    status = np.zeros(L, np.int64)
+    goals = np.zeros((L, num_roles), np.int64)
+    s = np.zeros(L, np.uint64)
+    game = np.full(L, -1, np.int64)  # the game each lane plays
+    free = np.uint64(0xFFFFFFFFFFFFFFFF)  # lanes without a game
+    live = np.uint64(0)
+    while True:
+        R = np.uint64(0)  # free lanes take the next games
+        w = free
+        while w and g_next < g_end:
+            j = _lanes.low_bit(w)
+            w &= w - one
+            game[j], s[j] = g_next, stream(seed, np.int64(g_next))
+            codes[g_next] = 0
+            R |= one << np.uint64(j)
+            g_next += 1
+        free &= ~R
+        if R:
+            _lanes.restart(v, T, out, cnt, boards, auxs, R, 0, ids, status)
+        live |= R
+        if live == 0:
+            break
+        M = np.uint64(0)
+        w = live
+        while w:
+            j = _lanes.low_bit(w)
+            w &= w - one
+            c = _lanes.report(T, out, cnt, auxs, j, status[j], legal[j])
+            if c < SIMULTANEOUS:
+                codes[game[j]] = c
+            elif c != OVER and not (max_steps > 0 and auxs[j, STEP] >= max_steps):
+                M |= one << np.uint64(j)
+                if c == SIMULTANEOUS:  # every role draws from its own legal ids, ascending
+                    for r in range(num_roles):
+                        m = cnt[j, r]
+                        for q in range(m):
+                            lx[q] = out[j, r, q]
+                        _lanes.K._ascending(lx, m)
+                        s[j], ids[j, r] = _random_legal(lx, m, s[j])
+                else:
+                    for r in range(num_roles):
+                        ids[j, r] = out[j, r, 0]
+                    s[j], ids[j, auxs[j, ROLE]] = _random_legal(legal[j], c, s[j])
+        done = live & ~M
+        if done:
+            _lanes.goals(v, T, done, 0, goals)
             w = done
             while w:
                 j = _lanes.low_bit(w)
-                w &= w - np.uint64(1)
-                lengths_out[lo + j] = auxs[j, STEP]
-            live = M
-            _lanes.play(v, T, out, cnt, boards, auxs, M, 0, ids, status)
+                w &= w - one
+                for r in range(num_roles):
+                    goals_out[game[j], r] = goals[j, r]
+                lengths_out[game[j]] = auxs[j, STEP]
+            free |= done
+        live = M
+        _lanes.play(v, T, out, cnt, boards, auxs, M, 0, ids, status)
 
 
 # ----------------------------------------------------------------------------- the API
@@ -991,7 +1019,10 @@ def play_games(
     lengths = np.zeros(num_games, np.int32)
     codes = np.zeros(num_games, np.int32)
     if all(p == "random" for p in policies) and _lanes.suits(sp.tables):  # the same games, 64 at a time
-        _play_lanes(sp.tables, seed, _max_steps(max_steps), sp.board_size, sp.max_legal, goals, lengths, codes)
+        blocks = max(-(-num_games // 512), min(-(-num_games // 64), numba.get_num_threads()))
+        _play_lanes(
+            sp.tables, seed, _max_steps(max_steps), blocks, sp.board_size, sp.max_legal, goals, lengths, codes
+        )  # fmt: skip
     else:
         _play_batch(
             sp.kernel_id, sp.variant, np.array([POLICIES[p] for p in policies], np.int64), seed,

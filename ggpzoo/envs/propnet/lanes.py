@@ -52,6 +52,7 @@ MAX_LITERALS = 1_000_000
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
+_ZERO = np.uint64(0)
 # the dispatch's answers (`ggpzoo.engine.dispatch`): over, several roles choose, and a
 # sheet's error codes are the kernel's minus 10
 _OVER, _SIMULTANEOUS, _ERROR = -1, -2, -10
@@ -95,10 +96,7 @@ def _word(v, k, rstart, rend, lstart, lend, lits):
         w = _ALL
         for li in range(lstart[r], lend[r]):
             lit = lits[li]
-            x = v[lit >> 1]
-            if lit & 1:
-                x = ~x
-            w &= x
+            w &= v[lit >> 1] ^ (_ZERO - np.uint64(lit & 1))  # a negated literal's word inverted, without a branch
             if w == 0:
                 break
         acc |= w
@@ -321,7 +319,7 @@ def goals(v, T, M, lo, goals_out):
                 goals_out[lo + j, r] = val
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def report(T, out, cnt, auxs, i, code, legal):
     """Game ``i``'s role to choose into its aux and that role's legal ids (ascending) into
     ``legal``; returns what the per-game protocol's ``turn_status`` returns (a legal count,
