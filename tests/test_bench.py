@@ -148,3 +148,17 @@ def test_gdl_bench_reads_a_folder_and_goes_on_past_a_bad_sheet(capsys, tmp_path)
 def test_gdl_bench_refuses_a_folder_without_sheets(capsys, tmp_path):
     assert bench.main(["--gdl", str(tmp_path), "--no-exact"]) == 2
     assert capsys.readouterr().err.strip() == f"error: no .kif file in folder {str(tmp_path)!r}"
+
+
+def test_gdl_bench_rates_under_ten_keep_a_decimal():
+    from ggpzoo.gdl.cli import _fmt
+
+    # a sheet as slow as the corpus's Amazons on the exact path shows 0.4, not 0
+    assert [_fmt(x) for x in (None, 0.0, 0.44, 9.96, 12.5, 1_234_567.8)] == [
+        "-",
+        "0.0",
+        "0.4",
+        "10.0",
+        "12",
+        "1,234,568",
+    ]

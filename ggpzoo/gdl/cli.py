@@ -146,7 +146,11 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
 
 
 def _fmt(x) -> str:
-    return "-" if x is None else f"{x:,.0f}"
+    """A rate for the tables: whole numbers with thousands separators, one decimal under 10
+    (a sheet that plays under one transition per second shows ``0.4``, not ``0``)."""
+    if x is None:
+        return "-"
+    return f"{x:.1f}" if x < 10 else f"{x:,.0f}"
 
 
 def _sheets(names) -> list[str]:
