@@ -120,3 +120,45 @@ def test_help_names_the_command_and_every_mode(capsys):
     # --gdl reaches the GDL benchmark from either command
     assert bench.main(["--gdl", "tictactoe", "--seconds", "0.05", "--no-exact"]) == 0
     assert capsys.readouterr().out.splitlines()[1].split()[0] == "tictactoe"
+
+
+def test_gdl_bench_reads_a_folder_and_goes_on_past_a_bad_sheet(capsys, tmp_path):
+    from ggpzoo import gdl
+
+    folder = tmp_path / "sheets"
+    (folder / "more").mkdir(parents=True)
+    (folder / "a_broken.kif").write_text("(role x) (<= (legal x (m ?y)) (not (p ?y)))")  # unsafe rule
+    (folder / "more" / "ttt.kif").write_text(open(gdl.game_path("tictactoe")).read())
+    (folder / "notes.txt").write_text("not a sheet")
+    argv = ["--gdl", str(folder), "--seconds", "0.05", "--no-exact", "--batch", "0", "--markdown"]
+    assert bench.main(argv) == 2  # one sheet failed; the other was still measured
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("| sheet | network (atoms / rules) | build s |") and lines[1].startswith("|---|")
+    assert len(lines) == 4 and lines[2].startswith("| `a_broken.kif` | error: GDLError: ")
+    cells = [c.strip() for c in lines[3].strip("|").split("|")]
+    assert cells[0] == "`ttt`" and int(cells[3].replace(",", "")) > 0 and cells[6] == "-"
+    assert "a_broken.kif: GDLError" in err
+    # every sheet good: exit 0, aligned text by default
+    (folder / "a_broken.kif").unlink()
+    assert bench.main(["--gdl", str(folder), "--seconds", "0.05", "--no-exact", "--batch", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[0] == "ttt"
+
+
+def test_gdl_bench_refuses_a_folder_without_sheets(capsys, tmp_path):
+    assert bench.main(["--gdl", str(tmp_path), "--no-exact"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: no .kif file in folder {str(tmp_path)!r}"
+
+
+def test_gdl_bench_rates_under_ten_keep_a_decimal():
+    from ggpzoo.gdl.cli import _fmt
+
+    # a sheet as slow as the corpus's Amazons on the exact path shows 0.4, not 0
+    assert [_fmt(x) for x in (None, 0.0, 0.44, 9.96, 12.5, 1_234_567.8)] == [
+        "-",
+        "0.0",
+        "0.4",
+        "10.0",
+        "12",
+        "1,234,568",
+    ]

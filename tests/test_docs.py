@@ -215,6 +215,8 @@ def test_cli_command_parses(page, line, argv, tmp_path, monkeypatch):
     key = tuple(argv[:2]) if argv[0] == "ggpzoo.training.az" else tuple(argv[:2])
     if argv[0] == "ggpzoo" and len(argv) > 2 and argv[1] == "gdl" and argv[2] in ("corpus", "bench"):
         key = tuple(argv[:3])
+    if argv[0] == "ggpzoo" and argv[1:2] == ["bench"] and "--gdl" in argv:  # the GDL benchmark's own flags
+        key = ("ggpzoo", "bench", "--gdl", "tictactoe")
     if key not in _HELP:
         _HELP[key] = _help_flags(list(key))
     used = {a.split("=", 1)[0] for a in argv if a.startswith("--")}

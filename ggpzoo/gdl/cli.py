@@ -1,7 +1,7 @@
 """Command-line tools for GDL sheets: ``gdl FILE`` and ``bench --gdl FILE``.
 
     python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
-    python -m ggpzoo bench --gdl FILE [--seconds S] [--batch N] [--no-exact]
+    python -m ggpzoo bench --gdl FILE|FOLDER [...] [--seconds S] [--batch N] [--no-exact] [--markdown]
     python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3] [--ground-time-limit S] [--time-limit S]
 
 `main()` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
@@ -146,15 +146,47 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
 
 
 def _fmt(x) -> str:
-    return "-" if x is None else f"{x:,.0f}"
+    """A rate for the tables: whole numbers with thousands separators, one decimal under 10
+    (a sheet that plays under one transition per second shows ``0.4``, not ``0``)."""
+    if x is None:
+        return "-"
+    return f"{x:.1f}" if x < 10 else f"{x:,.0f}"
+
+
+def _sheets(names) -> list[str]:
+    """``bench --gdl``'s arguments as sheets: a folder stands for its ``.kif`` files (sorted,
+    subfolders included), a name without ``/`` or ``.kif`` for a shipped sheet; ValueError
+    for a folder with no sheet."""
+    import glob
+
+    from ggpzoo import gdl
+
+    out = []
+    for f in names:
+        if os.path.isdir(f):
+            found = sorted(glob.glob(os.path.join(f, "**", "*.kif"), recursive=True))
+            if not found:
+                raise ValueError(f"no .kif file in folder {f!r}")
+            out.extend(found)
+        else:
+            out.append(f if f.endswith(".kif") or "/" in f else gdl.game_path(f))
+    return out
 
 
 def bench_main(argv=None) -> int:
-    """``bench --gdl FILE [FILE...]``: print the random-playout speed of each sheet."""
+    """``bench --gdl FILE|FOLDER [...]``: print the random-playout speed of each sheet, as
+    aligned text or (``--markdown``) a Markdown table. A sheet that fails is reported on its
+    row and stderr, the others are still measured, and the exit status is 2."""
     p = argparse.ArgumentParser(
         prog="python -m ggpzoo bench --gdl", description="random-playout transitions/s of GDL sheets, one core"
     )
-    p.add_argument("--gdl", nargs="+", required=True, metavar="FILE", help=".kif files (or names of shipped games)")
+    p.add_argument(
+        "--gdl",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help=".kif files, folders of them (every .kif inside), or names of shipped games",
+    )
     p.add_argument("--seconds", type=_SECONDS, default=2.0, help="time per measurement (default 2; at most 3600)")
     p.add_argument("--no-exact", action="store_true", help="skip the exact path")
     p.add_argument(
@@ -164,30 +196,54 @@ def bench_main(argv=None) -> int:
         metavar="N",
         help="games stepped together on VectorGames for the batched column (default 256; 0 skips it; at most 65536)",
     )
+    p.add_argument("--ground-time-limit", type=_LIMIT, default=60.0, help="CPU seconds grounding may take (default 60)")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table (one row per sheet)")
     a = p.parse_args(argv)
-    if a.batch < 0:
-        p.error(f"--batch must be 0 or more, got {a.batch}")
-    from ggpzoo import gdl
-
-    print(
-        f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {f'batched x{a.batch}':>13} {'exact/s':>10} "
-        f"{'build s':>8}  network"
-    )
-    for f in a.gdl:
+    try:
+        files = _sheets(a.gdl)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if a.markdown:
+        print(
+            f"| sheet | network (atoms / rules) | build s | compiled/s (wall) | compiled/s (CPU time) "
+            f"| batched x{a.batch}/s (CPU time) | exact/s (wall) |"
+        )
+        print("|---|---|---|---|---|---|---|")
+    else:
+        print(
+            f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {f'batched x{a.batch}':>13} {'exact/s':>10} "
+            f"{'build s':>8}  network"
+        )
+    failed = 0
+    for f in files:
         try:
-            path = f if f.endswith(".kif") or "/" in f else gdl.game_path(f)
-            r = bench(path, a.seconds, exact=not a.no_exact, batch=a.batch)
-        except ValueError as e:
-            print(f"{f}: {e}", file=sys.stderr)
-            return 2
+            r = bench(f, a.seconds, exact=not a.no_exact, ground_time_limit=a.ground_time_limit, batch=a.batch)
+        except Exception as e:  # noqa: BLE001 - reported per sheet, the others are still measured
+            failed += 1
+            msg = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+            print(f"{f}: {msg}", file=sys.stderr, flush=True)
+            name = os.path.basename(f)
+            print(f"| `{name}` | error: {msg} | | | | | |" if a.markdown else f"{name:<20} error: {msg}", flush=True)
+            continue
         net = r.get("net", {})
+        size = f"{net.get('atoms', 0):,} / {net.get('rules', 0):,}" if net else ""
+        if a.markdown:
+            build = f"{r['build_s']:.1f}" if "build_s" in r else "-"
+            print(
+                f"| `{r['game']}` | {size or r.get('compiled_error', '-')} | {build} | {_fmt(r['compiled_tps'])} "
+                f"| {_fmt(r.get('compiled_cpu_tps'))} | {_fmt(r.get('batched_cpu_tps'))} | {_fmt(r['exact_tps'])} |",
+                flush=True,
+            )
+            continue
         extra = f"{net.get('atoms', 0):,} atoms, {net.get('rules', 0):,} rules" if net else r.get("compiled_error", "")
         print(
             f"{r['game']:<20} {_fmt(r['compiled_tps']):>12} {_fmt(r.get('compiled_cpu_tps')):>12} "
             f"{_fmt(r.get('batched_cpu_tps')):>13} "
-            f"{_fmt(r['exact_tps']):>10} {r.get('build_s', 0):>8.1f}  {extra}"
+            f"{_fmt(r['exact_tps']):>10} {r.get('build_s', 0):>8.1f}  {extra}",
+            flush=True,
         )
-    return 0
+    return 2 if failed else 0
 
 
 def compare_paths(game, n_games: int = 2, seed: int = 0, max_steps: int = 500, deadline: float | None = None) -> int:

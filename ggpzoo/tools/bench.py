@@ -288,7 +288,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m ggpzoo.tools.benc
         "--gdl",
         metavar="SHEET",
         nargs="+",
-        help="time GDL sheets instead (.kif files or names of shipped games): random playouts on the compiled, "
+        help="time GDL sheets instead (.kif files, folders of them or names of shipped games): random playouts on "
+        "the compiled, "
         "batched and exact paths; its own options: bench --gdl SHEET --help",
     )
     parser.add_argument(
