@@ -118,8 +118,11 @@ def test_help_names_the_command_and_every_mode(capsys):
     assert out.startswith("usage: python -m ggpzoo bench ")
     assert "--gdl SHEET [SHEET ...]" in out and "over 10 minutes" in out
     # --gdl reaches the GDL benchmark from either command
-    assert bench.main(["--gdl", "tictactoe", "--seconds", "0.05", "--no-exact"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].split()[0] == "tictactoe"
+    assert bench.main(["--gdl", "tictactoe", "--seconds", "0.05", "--no-exact", "--batch", "70"]) == 0
+    head, row = capsys.readouterr().out.splitlines()
+    assert row.split()[0] == "tictactoe" and "batched x70" in head and "games x70" in head
+    batched, games = (int(x.replace(",", "")) for x in row.split()[3:5])  # both batched paths ran
+    assert batched > 0 and games > 0
 
 
 def test_gdl_bench_reads_a_folder_and_goes_on_past_a_bad_sheet(capsys, tmp_path):
@@ -137,7 +140,7 @@ def test_gdl_bench_reads_a_folder_and_goes_on_past_a_bad_sheet(capsys, tmp_path)
     assert lines[0].startswith("| sheet | network (atoms / rules) | build s |") and lines[1].startswith("|---|")
     assert len(lines) == 4 and lines[2].startswith("| `a_broken.kif` | error: GDLError: ")
     cells = [c.strip() for c in lines[3].strip("|").split("|")]
-    assert cells[0] == "`ttt`" and int(cells[3].replace(",", "")) > 0 and cells[6] == "-"
+    assert cells[0] == "`ttt`" and int(cells[3].replace(",", "")) > 0 and cells[5:] == ["-", "-", "-"]
     assert "a_broken.kif: GDLError" in err
     # every sheet good: exit 0, aligned text by default
     (folder / "a_broken.kif").unlink()

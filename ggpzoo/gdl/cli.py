@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = [
     "batched_playouts",
+    "games_playouts",
     "bench",
     "bench_main",
     "compiled_playouts",
@@ -115,6 +116,24 @@ def batched_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int
             return steps, dt
 
 
+def games_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time):
+    """Whole random games, ``num_games`` at a time in one numba call
+    ([`ggpzoo.engine.play_games`][ggpzoo.engine.play_games]: bit lanes where the network suits them), again until
+    ``seconds`` of ``clock``: (transitions, seconds)."""
+    from ggpzoo.engine import play_games
+    from ggpzoo.gdl.spec import gdl_spec
+
+    sp = gdl_spec(game)
+    play_games(sp, 2, seed=seed, max_steps=None)  # compile / warm up
+    steps, t0 = 0, clock()
+    while True:
+        seed += 1
+        steps += int(play_games(sp, num_games, seed=seed, max_steps=None)[1].sum())
+        dt = clock() - t0
+        if dt >= seconds:
+            return steps, dt
+
+
 def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: float = 60.0, batch: int = 256) -> dict:
     """Random-playout transitions/s of a GDL sheet on one core, compiled and exact.
 
@@ -122,7 +141,8 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
     "build_s", "net": {...}}``: transitions per second of wall clock, and per second of this
     process's CPU time (which other jobs on a shared machine do not inflate);
     ``batched_cpu_tps`` for ``batch`` games on `ggpzoo.engine.VectorGames`
-    stepped from Python (0: not measured). A path that cannot run is None, with the reason
+    stepped from Python and ``games_cpu_tps`` for ``batch`` whole games at a time in numba
+    (`games_playouts()`; neither measured when ``batch`` is 0). A path that cannot run is None, with the reason
     under ``"compiled_error"``."""
     from ggpzoo import gdl
     from ggpzoo.gdl.ground import GroundingTooLarge
@@ -137,6 +157,8 @@ def bench(path, seconds: float = 2.0, exact: bool = True, ground_time_limit: flo
         if batch:
             steps, dt = batched_playouts(g, batch, seconds)
             out.update(batched_cpu_tps=steps / dt, batch=batch)
+            steps, dt = games_playouts(g, batch, seconds)
+            out.update(games_cpu_tps=steps / dt)
     except GroundingTooLarge as e:
         out["compiled_error"] = str(e)
     if exact:
@@ -194,7 +216,8 @@ def bench_main(argv=None) -> int:
         type=_number(int, 0, MAX_BATCH, "MAX_BATCH"),
         default=256,
         metavar="N",
-        help="games stepped together on VectorGames for the batched column (default 256; 0 skips it; at most 65536)",
+        help="games at a time for the batched columns: stepped from Python on VectorGames, and whole in numba "
+        "with play_games (default 256; 0 skips both; at most 65536)",
     )
     p.add_argument("--ground-time-limit", type=_LIMIT, default=60.0, help="CPU seconds grounding may take (default 60)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table (one row per sheet)")
@@ -207,12 +230,13 @@ def bench_main(argv=None) -> int:
     if a.markdown:
         print(
             f"| sheet | network (atoms / rules) | build s | compiled/s (wall) | compiled/s (CPU time) "
-            f"| batched x{a.batch}/s (CPU time) | exact/s (wall) |"
+            f"| batched x{a.batch}/s (CPU time) | games x{a.batch}/s (CPU time) | exact/s (wall) |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
     else:
         print(
-            f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {f'batched x{a.batch}':>13} {'exact/s':>10} "
+            f"{'game':<20} {'compiled/s':>12} {'(CPU time)':>12} {f'batched x{a.batch}':>13} "
+            f"{f'games x{a.batch}':>13} {'exact/s':>10} "
             f"{'build s':>8}  network"
         )
     failed = 0
@@ -224,7 +248,7 @@ def bench_main(argv=None) -> int:
             msg = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             print(f"{f}: {msg}", file=sys.stderr, flush=True)
             name = os.path.basename(f)
-            print(f"| `{name}` | error: {msg} | | | | | |" if a.markdown else f"{name:<20} error: {msg}", flush=True)
+            print(f"| `{name}` | error: {msg} | | | | | | |" if a.markdown else f"{name:<20} error: {msg}", flush=True)
             continue
         net = r.get("net", {})
         size = f"{net.get('atoms', 0):,} / {net.get('rules', 0):,}" if net else ""
@@ -232,14 +256,15 @@ def bench_main(argv=None) -> int:
             build = f"{r['build_s']:.1f}" if "build_s" in r else "-"
             print(
                 f"| `{r['game']}` | {size or r.get('compiled_error', '-')} | {build} | {_fmt(r['compiled_tps'])} "
-                f"| {_fmt(r.get('compiled_cpu_tps'))} | {_fmt(r.get('batched_cpu_tps'))} | {_fmt(r['exact_tps'])} |",
+                f"| {_fmt(r.get('compiled_cpu_tps'))} | {_fmt(r.get('batched_cpu_tps'))} "
+                f"| {_fmt(r.get('games_cpu_tps'))} | {_fmt(r['exact_tps'])} |",
                 flush=True,
             )
             continue
         extra = f"{net.get('atoms', 0):,} atoms, {net.get('rules', 0):,} rules" if net else r.get("compiled_error", "")
         print(
             f"{r['game']:<20} {_fmt(r['compiled_tps']):>12} {_fmt(r.get('compiled_cpu_tps')):>12} "
-            f"{_fmt(r.get('batched_cpu_tps')):>13} "
+            f"{_fmt(r.get('batched_cpu_tps')):>13} {_fmt(r.get('games_cpu_tps')):>13} "
             f"{_fmt(r['exact_tps']):>10} {r.get('build_s', 0):>8.1f}  {extra}",
             flush=True,
         )
