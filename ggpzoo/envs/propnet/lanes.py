@@ -5,9 +5,10 @@ propagates each change through the network. A batch of games of a small network 
 faster evaluated whole, 64 games at a time: every atom holds a ``uint64`` word whose bit
 ``j`` is its value in game ``j`` of a block, a rule is the AND of its literals' words and
 an atom the OR of its rules', so one pass over the network's literals plays a move in 64
-games. The batched engine ([`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames]) steps a sheet this way where
-[`suits()`][ggpzoo.envs.propnet.lanes.suits] says so (a network of at most `MAX_LITERALS` literals; a
-larger one touches a small part of its network per move, which propagation does better).
+games. The batched engine ([`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames] and
+[`ggpzoo.engine.play_games`][ggpzoo.engine.play_games]) steps a sheet this way where
+[`suits()`][ggpzoo.envs.propnet.lanes.suits] says so (a network of at most `MAX_LITERALS` literals: a
+pass costs the whole network, a propagated move only what it changes).
 
 The games' states stay where the engine keeps them (``boards``, ``auxs`` and its status
 rows), written as each move is played, with the same legal lists, goals, forced joint moves
@@ -45,9 +46,11 @@ __all__ = [
 
 LANES = 64  # games per block (the bits of a word)
 # A network with at most this many literals (phases A and B together) is stepped as bit
-# lanes. Measured, 256 random games stepped from Python per CPU-second, lanes/propagation
-# (see the GDL guide): tic-tac-toe (601 literals), connect four (1,015), breakthrough
-# (2,210), skirmish (89,482).
+# lanes. Measured, 256 random games stepped from Python per CPU-second, lanes / the games'
+# own work areas (see the GDL guide): tic-tac-toe (601 literals) 4.4, connect four (1,015)
+# 4.0, breakthrough (2,210) 2.9, skirmish (89,482) 1.9, the corpus's Skirmish (351,934)
+# 1.5; a pass over the network costs its literals for 64 games, a move on a work area what
+# the move changes, so past some size the work areas win again (not seen up to here).
 MAX_LITERALS = 1_000_000
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -74,7 +77,8 @@ def suits(T: np.ndarray) -> bool:
     most `MAX_LITERALS` literals)."""
     if not possible(T):
         return False
-    return int(T[K.TAB + 2 * (K.A_ORDER + 5) + 1]) + int(T[K.TAB + 2 * (K.B_ORDER + 5) + 1]) <= MAX_LITERALS
+    lits = [int(T[K.TAB + 2 * (phase + 5) + 1]) for phase in (K.A_ORDER, K.B_ORDER)]  # each phase's "lits" table
+    return sum(lits) <= MAX_LITERALS
 
 
 def new_lanes(T: np.ndarray, num_games: int) -> np.ndarray:
