@@ -11,7 +11,11 @@
     NUMBA_NUM_THREADS=1 python benchmarks/gdl_batch.py tictactoe connect_four breakthrough skirmish --games 256
 
 Joint moves count forced ones too (none in these turn-taking sheets: every move is a choice).
-Best of ``--repeats`` measurements of ``--seconds`` each.
+Best of ``--repeats`` measurements of ``--seconds`` each. ``--wall`` times the wall clock
+instead, to see what more threads give:
+
+    for t in 1 2; do NUMBA_NUM_THREADS=$t python benchmarks/gdl_batch.py tictactoe connect_four \
+        breakthrough skirmish --games 4096 --no-envs --wall; done
 """
 
 from __future__ import annotations
@@ -26,30 +30,32 @@ from ggpzoo.engine import VectorGames, play_games
 from ggpzoo.gdl.propnet import random_playouts
 from ggpzoo.gdl.spec import gdl_spec
 
+CLOCK = time.process_time  # --wall: time.perf_counter
+
 
 def batched(game, n: int, seconds: float, lanes: bool, seed: int = 0) -> float:
-    """Joint moves per CPU-second of N games on VectorGames stepped from Python (forced ones too)."""
+    """Joint moves per second (of ``CLOCK``) of N games on VectorGames stepped from Python (forced ones too)."""
     v = VectorGames(gdl_spec(game), n, max_steps=None, lanes=lanes)
     v.reset()
     v.step(v.random_actions(seed))  # compile / warm up
-    steps, t, t0 = 0, seed + 1, time.process_time()
-    while time.process_time() - t0 < seconds:
+    steps, t, t0 = 0, seed + 1, CLOCK()
+    while CLOCK() - t0 < seconds:
         before = int(v.steps.sum())
         r = v.step(v.random_actions(t))
         steps += int(v.steps.sum()) - before + int(r.lengths[r.finished].sum())
         t += 1
-    return steps / (time.process_time() - t0)
+    return steps / (CLOCK() - t0)
 
 
 def whole_games(game, n: int, seconds: float, seed: int = 0) -> float:
-    """Joint moves per CPU-second of ``play_games`` of N random games (again until ``seconds``)."""
+    """Joint moves per second (of ``CLOCK``) of ``play_games`` of N random games (again until ``seconds``)."""
     sp = gdl_spec(game)
     play_games(sp, 2, max_steps=None)  # compile / warm up
-    steps, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
+    steps, t0 = 0, CLOCK()
+    while CLOCK() - t0 < seconds:
         seed += 1
         steps += int(play_games(sp, n, seed=seed, max_steps=None)[1].sum())
-    return steps / (time.process_time() - t0)
+    return steps / (CLOCK() - t0)
 
 
 def env_steps(game, n: int, seconds: float, seed: int = 0) -> float:
@@ -57,15 +63,15 @@ def env_steps(game, n: int, seconds: float, seed: int = 0) -> float:
     envs = [gdl.raw_env(game, backend="compiled") for _ in range(n)]
     for e in envs:
         e.reset()
-    steps, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
+    steps, t0 = 0, CLOCK()
+    while CLOCK() - t0 < seconds:
         for e in envs:
             if e.is_game_over():
                 e.reset()
             legal = e.legal_actions()
             e.step(int(legal[rng.integers(len(legal))]))
             steps += 1
-    return steps / (time.process_time() - t0)
+    return steps / (CLOCK() - t0)
 
 
 def main() -> None:
@@ -75,7 +81,10 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=1.0)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-envs", dest="envs", action="store_false", help="skip the (slow) envs column")
+    p.add_argument("--wall", action="store_true", help="per second of wall clock, not of CPU time (for threads)")
     a = p.parse_args()
+    global CLOCK
+    CLOCK = time.perf_counter if a.wall else time.process_time
     n = a.games
     print(
         f"{'sheet':<16} {'playouts/s':>12} {f'lanes x{n}/s':>14} {f'work areas x{n}/s':>19} "
@@ -88,7 +97,7 @@ def main() -> None:
         for _ in range(a.repeats):
             n = 64
             while True:
-                steps, dt, _ = random_playouts(net, n, clock=time.process_time)
+                steps, dt, _ = random_playouts(net, n, clock=CLOCK)
                 if dt >= a.seconds:
                     break
                 n *= 2
