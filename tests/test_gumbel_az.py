@@ -510,7 +510,7 @@ def test_a_short_training_run_resumes(tmp_path):
     )  # fmt: skip
     train(config, minutes=0.001, out=str(tmp_path / "warm"), progress=False)  # numba compiles outside the clock
     out = str(tmp_path / "run")
-    first = train(config, minutes=0.12, out=out, progress=False)
+    first = train(config, minutes=0.05, out=out, progress=False)
     assert first["step"] > 0 and first["games"] > 0
     model = load_model(os.path.join(out, "model.json"), "skirmish_endgame_v0")
     assert model.info["step"] == first["step"]
@@ -520,7 +520,7 @@ def test_a_short_training_run_resumes(tmp_path):
     saved = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
     saved.load(os.path.join(out, "buffer.npz"))
     assert 0 < len(saved) <= first["positions"]
-    second = train(config, minutes=0.12, out=out, resume=True, progress=False)
+    second = train(config, minutes=0.05, out=out, resume=True, progress=False)
     kept = ReplayBuffer(config.buffer_size, s.obs_shape, s.obs_dtype)
     kept.load(os.path.join(out, "buffer.npz"))  # the resumed run went on from the saved buffer
     n = len(saved)

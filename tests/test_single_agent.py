@@ -1,6 +1,7 @@
 """The Gymnasium single-agent bridge: rewards, episode ends, sides, opponents, SB3."""
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -372,7 +373,7 @@ def test_subproc_vec_env():
     _vec_check(SubprocVecEnv)
 
 
-def test_maskable_ppo_short_run_save_load_and_snapshot(tmp_path):
+def test_maskable_ppo_short_run_save_load_and_snapshot(tmp_path, tmp_path_factory):
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -382,6 +383,8 @@ def test_maskable_ppo_short_run_save_load_and_snapshot(tmp_path):
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(256)
     assert model.num_timesteps >= 256
+    # SB3's log folder is under pytest's temporary directory (tests/conftest.py), not $TMPDIR/SB3-<date>
+    assert Path(model.logger.get_dir()).is_relative_to(tmp_path_factory.getbasetemp())
     snapshot = PolicyOpponent(model, copy_model=True)
     venv.env_method("add_opponent", snapshot)
     assert all(len(p.opponents) == 2 for p in venv.get_attr("opponent"))
