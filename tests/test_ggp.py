@@ -511,6 +511,32 @@ def test_no_seeds_plays_the_sheet():
 
 
 # ----------------------------------------------------------------------------- ggp:HOST:PORT in the arena
+def test_a_remote_player_is_asked_for_the_joint_moves_the_env_plays_by_itself():
+    """The env plays a joint move where no role has a choice by itself (here x's last cell,
+    which wins); a game server asks for it all the same, so the player's game ends where
+    the env's does, with the same goals."""
+    from ggpzoo.agents.spec import make_agent
+
+    game = gdl.load(TTT)
+    with PlayerServer(GGPPlayer("legal"), port=0) as server:
+        host, port = server.address
+        remote = make_agent(f"ggp:{host}:{port}", game, seed=1)
+        remote.play_clock = PLAY
+        env = gdl.raw_env(game)
+        env.reset(seed=0)
+        remote.begin(env, "xplayer")
+        for action in [5, 6, 3, 4, 1, 2, 8, 9]:  # x: 2 2, 1 3, 1 1, 3 2; o: 2 3, 2 1, 1 2, 3 3
+            seat = env.agent_selection
+            if seat == "xplayer":
+                remote.act(env)  # asked; the server's move stands, as for an illegal reply
+            env.step(action)
+            remote.moved(env, seat, action)
+        assert env.is_game_over() and [env.infos[r]["goal"] for r in env.possible_agents] == [100, 0]
+        log = server.player.matches[-1]
+    assert log["result"] == "done" and log["goals"] == {"xplayer": 100, "oplayer": 0}
+    assert len(log["turns"]) == 9  # eight moves and x's forced last one
+
+
 @pytest.mark.parametrize("env", ["gdl:tictactoe", "skirmish_endgame_v0"])
 def test_arena_plays_a_remote_ggp_player(servers, env):
     from ggpzoo.agents.spec import make_agent

@@ -6,7 +6,8 @@ arena games: for that seat the arena is the game server. At the start of each ga
 player gets START with the game's sheet (a GDL env's own sheet; for a kernel env, ggpzoo's
 GDL edition of it in ``ggpzoo/gdl/games``, its moves translated by
 [`ggpzoo.ggp.seeds.SeedMap`][ggpzoo.ggp.seeds.SeedMap]), then PLAY every turn (on the
-other seat's turns too: it answers its ``noop``), and STOP at the end. As a game server
+other seat's turns too: it answers its ``noop``; and for a joint move the env plays by
+itself, where no role has a choice), and STOP at the end. As a game server
 does, a reply that is not a legal move (in the sheet's spelling), cannot be read, or comes
 later than the play clock plus [`GRACE`][ggpzoo.ggp.server.GRACE] is replaced by a random
 legal move and recorded in [`GGPAgent.errors`][ggpzoo.ggp.remote.GGPAgent].
@@ -183,13 +184,27 @@ class GGPAgent(Agent):
             if len(others) != 1:
                 raise ValueError("a ggp: agent plays turn-taking games only (one role chooses each step)")
             joint.append(others[0])
-        m["state"] = game.next_state(m["state"], dict(zip(game.roles, joint, strict=True)))
-        m["previous"] = "(" + " ".join(m["spelling"].text(t) for t in joint) + ")"
-        m["turn"] += 1
+        self._track(m, joint)
+        # Joint moves where no role has a choice: the env played them by itself, a game server
+        # asks for each (the player answers its one move).
+        while seed_map is None and not game.is_terminal(m["state"]):
+            moves = [game.legal(m["state"], r) for r in game.roles]
+            if any(len(x) != 1 for x in moves):
+                break
+            self._play(m)
+            self._track(m, [x[0] for x in moves])
         if raw.is_game_over():
             self.end(env)
         elif raw.agent_selection != m["seat"]:
             self._play(m)  # its noop
+
+    @staticmethod
+    def _track(m, joint) -> None:
+        """The sheet's state after ``joint``, and the joint move as the next PLAY or STOP sends it."""
+        game = m["game"]
+        m["state"] = game.next_state(m["state"], dict(zip(game.roles, joint, strict=True)))
+        m["previous"] = "(" + " ".join(m["spelling"].text(t) for t in joint) + ")"
+        m["turn"] += 1
 
     def end(self, env) -> None:
         """The game is over: STOP with the last joint move."""
