@@ -123,6 +123,19 @@ def _note(i, c, auxs, S, max_steps):
     return 0
 
 
+@njit(cache=True, inline="always")
+def _ended(i, auxs, S, finished, cut, final_goals, lengths, rewards):
+    """Game ``i`` (over, its status noted) into the rows of the step's ended games."""
+    goals, truncated = S[2], S[4]
+    finished[i] = True
+    cut[i] = truncated[i]
+    for r in range(goals.shape[1]):
+        final_goals[i, r] = goals[i, r]
+    lengths[i] = auxs[i, STEP]
+    if not truncated[i]:  # a game cut by max_steps pays nothing
+        outcome_rewards(goals[i], rewards[i])
+
+
 @njit(cache=True)
 def _settle(game, i, boards, auxs, T, W, S, max_steps):
     """Game ``i``'s status into its rows of ``S``; returns 0 or a sheet's error code."""
@@ -273,7 +286,7 @@ def _step_batch(
     """One move in each live game where ``which`` (a joint move where several roles choose),
     its restart if it ended and ``auto_reset``; the ended games' rows of the outputs
     (``finished`` ... ``rewards``, zeros elsewhere). Returns (the first failing game or -1, its code)."""
-    goals, terminal, truncated, mover = S[2], S[3], S[4], S[5]
+    goals, terminal, mover = S[2], S[3], S[5]
     for i in prange(boards.shape[0]):
         codes[i] = 0
         if terminal[i] or not which[i]:
@@ -287,13 +300,7 @@ def _step_batch(
             codes[i] = c
             continue
         if terminal[i]:
-            finished[i] = True
-            cut[i] = truncated[i]
-            for r in range(goals.shape[1]):
-                final_goals[i, r] = goals[i, r]
-            lengths[i] = auxs[i, STEP]
-            if not truncated[i]:  # a game cut by max_steps pays nothing
-                outcome_rewards(goals[i], rewards[i])
+            _ended(i, auxs, S, finished, cut, final_goals, lengths, rewards)
             if auto_reset:
                 c = start(game, boards[i], auxs[i], T, W[i], variant)
                 if c == 0:
@@ -337,13 +344,7 @@ def _step_lanes(
             if c != 0:
                 codes[i] = c
             elif terminal[i]:
-                finished[i] = True
-                cut[i] = truncated[i]
-                for r in range(goals.shape[1]):
-                    final_goals[i, r] = goals[i, r]
-                lengths[i] = auxs[i, STEP]
-                if not truncated[i]:  # a game cut by max_steps pays nothing
-                    outcome_rewards(goals[i], rewards[i])
+                _ended(i, auxs, S, finished, cut, final_goals, lengths, rewards)
                 if auto_reset:
                     R |= np.uint64(1) << np.uint64(j)
         if R == 0:
