@@ -26,36 +26,22 @@ import time
 import numpy as np
 
 from ggpzoo import gdl
-from ggpzoo.engine import VectorGames, play_games
+from ggpzoo.gdl.cli import batched_playouts, games_playouts
 from ggpzoo.gdl.propnet import random_playouts
-from ggpzoo.gdl.spec import gdl_spec
 
 CLOCK = time.process_time  # --wall: time.perf_counter
 
 
-def batched(game, n: int, seconds: float, lanes: bool, seed: int = 0) -> float:
+def batched(game, n: int, seconds: float, lanes: bool) -> float:
     """Joint moves per second (of ``CLOCK``) of N games on VectorGames stepped from Python (forced ones too)."""
-    v = VectorGames(gdl_spec(game), n, max_steps=None, lanes=lanes)
-    v.reset()
-    v.step(v.random_actions(seed))  # compile / warm up
-    steps, t, t0 = 0, seed + 1, CLOCK()
-    while CLOCK() - t0 < seconds:
-        before = int(v.steps.sum())
-        r = v.step(v.random_actions(t))
-        steps += int(v.steps.sum()) - before + int(r.lengths[r.finished].sum())
-        t += 1
-    return steps / (CLOCK() - t0)
+    steps, dt = batched_playouts(game, n, seconds, clock=CLOCK, lanes=lanes)
+    return steps / dt
 
 
-def whole_games(game, n: int, seconds: float, seed: int = 0) -> float:
+def whole_games(game, n: int, seconds: float) -> float:
     """Joint moves per second (of ``CLOCK``) of ``play_games`` of N random games (again until ``seconds``)."""
-    sp = gdl_spec(game)
-    play_games(sp, 2, max_steps=None)  # compile / warm up
-    steps, t0 = 0, CLOCK()
-    while CLOCK() - t0 < seconds:
-        seed += 1
-        steps += int(play_games(sp, n, seed=seed, max_steps=None)[1].sum())
-    return steps / (CLOCK() - t0)
+    steps, dt = games_playouts(game, n, seconds, clock=CLOCK)
+    return steps / dt
 
 
 def env_steps(game, n: int, seconds: float, seed: int = 0) -> float:

@@ -94,15 +94,17 @@ def compiled_playouts(game, seconds: float = 2.0, seed: int = 0, clock=time.perf
         n = max(n * 2, int(n * seconds / max(dt, 1e-6) * 1.1))
 
 
-def batched_playouts(game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time):
+def batched_playouts(
+    game, num_games: int = 256, seconds: float = 2.0, seed: int = 0, clock=time.process_time, lanes=None
+):
     """Random games on [`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGames], stepped from Python
     (``step(random_actions(t))``, auto-reset) for at least ``seconds`` of ``clock``:
     (transitions, seconds), transitions counting forced joint moves too, as
-    `compiled_playouts()` does."""
+    `compiled_playouts()` does. ``lanes``: `VectorGames`'s (None: its default)."""
     from ggpzoo.engine import VectorGames
     from ggpzoo.gdl.spec import gdl_spec
 
-    v = VectorGames(gdl_spec(game), num_games, max_steps=None)
+    v = VectorGames(gdl_spec(game), num_games, max_steps=None, lanes=lanes)
     v.reset()
     v.step(v.random_actions(seed))  # compile / warm up
     steps, t0, t = 0, clock(), seed + 1
