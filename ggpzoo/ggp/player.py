@@ -72,6 +72,10 @@ AGENT_HELP = (
 CHECK_SHARE = 0.05
 SEED_CHECK_SECONDS = 60.0  # at most this long (within the start clock) to check a sheet against the seed kernels
 KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
+# Grounding the network (in the background, the exact path playing meanwhile) gets at least
+# this many seconds of its thread's CPU time, however short the start clock: a sheet that
+# grounds in a few seconds is worth its network from the next turns on.
+MIN_GROUND_SECONDS = 5.0
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
 
 
@@ -276,8 +280,8 @@ class GGPPlayer:
 
     def _load(self, m: _Match, deadline: float) -> None:
         """Read the sheet (the exact path's Game), then read it again and ground that copy
-        into a network, grounding for at most the start clock left (at least 1 s of CPU
-        time; building the network may take about as long again). The match thread uses the
+        into a network, grounding for at most the start clock left (at least
+        `MIN_GROUND_SECONDS` of CPU time; building the network may take about as long again). The match thread uses the
         first copy only, so the exact path plays while the network is being built."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingTooLarge
@@ -296,7 +300,7 @@ class GGPPlayer:
             if self.seeds and self._recognise(m, deadline):
                 m.compile_error = f"not built: the {m.kernel.env} kernel plays the sheet"
                 return
-            budget = max(1.0, deadline - time.perf_counter())
+            budget = max(MIN_GROUND_SECONDS, deadline - time.perf_counter())
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
                 net_game.propnet()
