@@ -16,7 +16,7 @@ playing) it prints a table per sheet: matches, wins / draws / losses, the score 
 half a win) with a 95% interval (Wilson's, over the matches), the player's illegal moves and
 timeouts (late or missing replies), its slowest answer, the median simulations of its
 searched turns and, where its search keeps its tree between turns, the median simulations
-a turn's search started with.
+a turn's search started with (for alpha-beta turns: the median depth and nodes searched).
 
     python benchmarks/ggp_matches.py tictactoe connect_four breakthrough --matches 20 \\
         --start 20 --play 1 --out ggp-series
@@ -143,6 +143,8 @@ def summarise(records: list[dict]) -> dict:
     slowest = 0.0
     sims: list[int] = []
     reused: list[int] = []
+    depths: list[int] = []
+    nodes: list[int] = []
     for r in records:
         seat = r["series"]["seat"]
         s = score_of(r)
@@ -160,7 +162,10 @@ def summarise(records: list[dict]) -> dict:
         ref_errors += sum(_errors(r, 1 - seat))
         slowest = max([slowest, *(turn[seat] for turn in r["times"])])
         for turn in (r.get("player_log") or {}).get("turns", []):
-            if turn.get("legal", 1) > 1 and "simulations" in turn:
+            if turn.get("legal", 1) > 1 and "depth" in turn:  # alpha-beta
+                depths.append(int(turn["depth"]))
+                nodes.append(int(turn["nodes"]))
+            elif turn.get("legal", 1) > 1 and "simulations" in turn:
                 sims.append(int(turn["simulations"]))
                 reused.append(int(turn.get("reused", 0)))
     n = wins + draws + losses
@@ -180,6 +185,8 @@ def summarise(records: list[dict]) -> dict:
         "slowest": slowest,
         "median_simulations": statistics.median(sims) if sims else None,
         "median_reused": statistics.median(reused) if reused else None,
+        "median_depth": statistics.median(depths) if depths else None,
+        "median_nodes": statistics.median(nodes) if nodes else None,
     }
 
 
@@ -210,6 +217,9 @@ def table(rows: list[tuple[str, dict]]) -> str:
         med = "-" if s["median_simulations"] is None else f"{s['median_simulations']:,.0f}"
         if s["median_reused"]:
             med += f" ({s['median_reused']:,.0f})"
+        if s.get("median_depth") is not None:  # alpha-beta turns
+            ab = f"alpha-beta depth {s['median_depth']:g}, {s['median_nodes']:,.0f} nodes"
+            med = ab if s["median_simulations"] is None else f"{med}; {ab}"
         lines.append(
             f"| `{key}` | {s['matches']}{extra} | {s['wins']} / {s['draws']} / {s['losses']} | {score} "
             f"| {lo:.0%} to {hi:.0%} | {s['illegal']} | {s['timeouts']} | {s['slowest']:.2f} s | {med} "

@@ -656,3 +656,33 @@ def test_arena_replaces_a_remote_players_bad_reply_with_a_random_move():
     x_moves = (record.length + 1) // 2
     assert len(remote.errors) == x_moves and all("illegal" in why for _, _, why in remote.errors)
     assert all(m.startswith("(mark") for m in record.moves[::2])  # random legal moves were played for it
+
+
+def test_amazons_split_is_played_with_alpha_beta_on_its_kernel():
+    """``SEED_SEARCH``: the 10x10 Amazons sheet is played with alpha-beta on the kernel (its
+    network loses to alpha-beta at equal time), which stops itself by the turn's deadline."""
+    from ggpzoo.ggp.seeds import SEED_SEARCH, KernelPlayer, recognise
+
+    assert SEED_SEARCH["amazons_split_v0"] == "alphabeta"
+    text, _ = scramble(_text("amazons_split"), seed=2)
+    seed_map, why = recognise(gdl.load(text), text, seed=0)
+    assert seed_map is not None and seed_map.env == "amazons_split_v0", why
+    kp = KernelPlayer(seed_map, seed=0)
+    kp.warm_up()
+    assert kp.kind == "alphabeta" and kp.net is None
+    t0 = time.perf_counter()
+    action, stats = kp.choose(t0 + 0.3)
+    assert time.perf_counter() - t0 < 0.45
+    assert action in kp.legal() and stats["search"] == "alphabeta" and stats["depth"] >= 1 and stats["nodes"] > 0
+    with pytest.raises(ValueError, match="search must be"):
+        KernelPlayer(seed_map, seed=0, search="minimax")
+    # the player answers its moves from it, logged with the depth and nodes searched
+    game = gdl.load(text)
+    player = GGPPlayer("mcts", seed=0)
+    assert player.handle(f"(START m1 {game.roles[0]} ({text}) 60 {PLAY})") == "ready"
+    first = player.handle("(PLAY m1 NIL)")
+    assert player.handle("(ABORT m1)") == "aborted"
+    turn = player.matches[-1]["turns"][0]
+    assert player.matches[-1]["seed"]["search"] == "alphabeta"
+    assert turn["backend"] == "kernel" and turn["search"] == "alphabeta" and turn["depth"] >= 1, turn
+    assert read_kif(first)[0] in game.legal(game.initial_state(), game.roles[0])

@@ -395,6 +395,8 @@ class GGPPlayer:
         )
         if "overran" in stats:  # the search was not back in time: the network's move went out
             turn["entry"]["overran"] = stats["overran"]
+        if "depth" in stats:  # alpha-beta: the deepest finished iteration, and the nodes searched
+            turn["entry"].update(depth=stats["depth"], nodes=stats["nodes"])
         turn["move"] = text
         return True
 

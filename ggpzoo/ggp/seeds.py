@@ -5,7 +5,7 @@ When a START carries a sheet of one of the five games ggpzoo has a rules kernel 
 ``skirmish_endgame_v0``: the GGP corpus's ``amazons.kif``, ``amazons_10x10.kif``,
 ``madBishops.kif``, ``skirmishHoles.kif``, ``skirmishFinal1.kif``, or ggpzoo's own editions
 of them in ``ggpzoo/gdl/games``), the player plays it with that kernel and the game's shipped
-AlphaZero network. Nothing depends on the sheet's names, so a scrambled sheet is recognised too:
+AlphaZero network, or alpha-beta where that is the stronger search (`SEED_SEARCH`). Nothing depends on the sheet's names, so a scrambled sheet is recognised too:
 
 1. **Fingerprint** ([`fingerprint()`][ggpzoo.ggp.seeds.fingerprint]): the sheet's rules with
    every symbol but the GDL keywords and numbers replaced by its first-occurrence order
@@ -68,6 +68,10 @@ VERIFY_PLIES = 8  # plies checked in lockstep before a known sheet is played on 
 MIN_VERIFY_PLIES = 1  # ... or at least this many (both roles' moves compared) if the time runs out first
 PROBE_SECONDS = 0.2  # with this much time a turn searches at least 8 simulations, whatever the speed measured
 SEARCH_SHARE = 0.6  # the share of a turn's time the search's simulations are sized for (at the speed measured)
+# The search a seed game is played with on its kernel when it is not the baseline network's
+# Gumbel search: alpha-beta where alpha-beta beats it at equal time (the GGP guide's figures).
+SEED_SEARCH = {"amazons_split_v0": "alphabeta", "skirmish_v0": "alphabeta"}
+AB_SHARE = 0.8  # the share of a turn's time alpha-beta is given (it stops itself at its deadline)
 _NUMBER = re.compile(r"-?\d+")
 # env -> (move arity of the first mover at the start, its legal move count there)
 _START = {
@@ -400,13 +404,16 @@ class KernelPlayer:
     With the game's shipped baseline network (needs torch): Gumbel AlphaZero search
     ([`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent]) with as many simulations as the
     time allows (a power of two, from the simulations per second measured so far; the
-    network alone when even 8 do not fit). Without one: UCT on the kernel by the clock
+    network alone when even 8 do not fit). Where `SEED_SEARCH` names alpha-beta
+    (``amazons_split_v0``, whose network loses to it), or with ``search="alphabeta"``:
+    [`AlphaBetaAgent`][ggpzoo.agents.alphabeta.AlphaBetaAgent] for `AB_SHARE` of the turn's
+    time (it stops itself at its deadline). Without a network: UCT on the kernel by the clock
     ([`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent]).
     """
 
     LADDER = tuple(2**k for k in range(3, 15))  # 8 .. 16,384 simulations
 
-    def __init__(self, seed_map: SeedMap, seed: int | None = None):
+    def __init__(self, seed_map: SeedMap, seed: int | None = None, search: str | None = None):
         self.map = seed_map
         self.env = seed_map.env
         K = seed_map.kernel
@@ -421,6 +428,16 @@ class KernelPlayer:
         self.fitted = 8  # the largest search that ended in its time so far
         self._search: threading.Thread | None = None  # the last search's thread
         self.kind = "mcts"
+        self.ab = None
+        search = SEED_SEARCH.get(self.env) if search is None else search
+        if search not in (None, "gumbel", "alphabeta"):
+            raise ValueError(f"search must be 'gumbel' or 'alphabeta', got {search!r}")
+        if search == "alphabeta":
+            from ggpzoo.agents.alphabeta import AlphaBetaAgent
+
+            self.ab = AlphaBetaAgent(self.env, seconds=1.0, seed=int(self.rng.integers(2**62)))
+            self.kind = "alphabeta"
+            return
         try:
             from ggpzoo.baselines import baseline_path
             from ggpzoo.training.az.net import load_model
@@ -471,6 +488,10 @@ class KernelPlayer:
     def warm_up(self) -> None:
         """Load the search's kernels (compiled on a first run) and measure its speed."""
         state = (self.board.copy(), self.aux.copy())
+        if self.ab is not None:
+            self.ab.seconds = 0.01
+            self.ab(state)
+            return
         if self.net is None:
             from ggpzoo.agents.spec import make_agent
 
@@ -484,7 +505,7 @@ class KernelPlayer:
 
     def quick(self) -> int:
         """A move at once: the network's (no search), else the first legal action."""
-        if self.net is None:
+        if self.net is None or self.ab is not None:
             return self.legal()[0]
         return int(self._agent(0)((self.board.copy(), self.aux.copy())))
 
@@ -497,6 +518,13 @@ class KernelPlayer:
         state = (self.board.copy(), self.aux.copy())
         hard = deadline if hard is None else hard
         budget = deadline - time.perf_counter()
+        if self.ab is not None:
+            if budget < 0.002:
+                return self.legal()[0], {"simulations": 0}
+            self.ab.seconds = AB_SHARE * budget
+            a = int(self.ab(state))
+            got = self.ab.last_search
+            return a, {"simulations": 0, "search": "alphabeta", "depth": got["depth"], "nodes": got["nodes"]}
         if self.net is None:
             from ggpzoo.agents.spec import make_agent
 
