@@ -5,7 +5,8 @@ When a START carries a sheet of one of the five games ggpzoo has a rules kernel 
 ``skirmish_endgame_v0``: the GGP corpus's ``amazons.kif``, ``amazons_10x10.kif``,
 ``madBishops.kif``, ``skirmishHoles.kif``, ``skirmishFinal1.kif``, or ggpzoo's own editions
 of them in ``ggpzoo/gdl/games``), the player plays it with that kernel and the game's shipped
-AlphaZero network, or alpha-beta where that is the stronger search (`SEED_SEARCH`). Nothing depends on the sheet's names, so a scrambled sheet is recognised too:
+AlphaZero network, or alpha-beta where that is the stronger search (`SEED_SEARCH`).
+Nothing depends on the sheet's names, so a scrambled sheet is recognised too:
 
 1. **Fingerprint** ([`fingerprint()`][ggpzoo.ggp.seeds.fingerprint]): the sheet's rules with
    every symbol but the GDL keywords and numbers replaced by its first-occurrence order
