@@ -1,0 +1,195 @@
+"""An Elo ladder of the yardstick agents, per game: where random, greedy, MCTS, alpha-beta and
+the shipped AlphaZero baseline stand against each other at equal time per move.
+
+The agents (``--agents``, weakest first as expected; default `AGENTS`) play their two
+neighbours up and down that list (``i`` against ``i+1`` and ``i+2``), ``--games`` games a
+pair, colours alternating, seeded per game from ``(seed, pair, game)`` as the arena seeds
+them. Ratings are the arena's (maximum likelihood, ``greedy`` rated 0). Every finished game
+is appended to ``OUT/ENV.jsonl`` at once, so a stopped run goes on where it was when run
+again with the same arguments (it plays only the games not yet recorded; an agent that
+keeps memory between games, as alpha-beta's transposition table does, may play a resumed
+game otherwise than an unbroken run would).
+
+    NUMBA_NUM_THREADS=1 python benchmarks/yardsticks.py --env skirmish_v0 --games 10 --out runs/yardsticks
+    python benchmarks/yardsticks.py --env skirmish_v0 ... --out runs/yardsticks --table   # print, play nothing
+    python benchmarks/yardsticks.py --plot runs/yardsticks/*.jsonl --image docs/img/yardsticks.png
+
+``--table`` prints a Markdown table per game: Elo with its 95% margin, games, score and each
+agent's mean time per move. ``--plot`` (needs matplotlib, the ``examples`` extra) draws one
+panel per game. Each agent gets one core: run with ``NUMBA_NUM_THREADS=1`` (and torch's
+default threads) on a machine with a core to spare, or the timed agents get less than their
+budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+AGENTS = (
+    "random",
+    "greedy",
+    "baseline",
+    "mcts:0.1s",
+    "mcts:0.25s",
+    "baseline:0.25s",
+    "ab:0.1s",
+    "ab:0.25s",
+)
+ANCHOR = "greedy"
+
+
+def ladder_pairs(n: int) -> list[tuple[int, int]]:
+    """Each agent against the next two on the list."""
+    return [(i, j) for i in range(n) for j in (i + 1, i + 2) if j < n]
+
+
+def _record_dict(p: int, g: int, r) -> dict:
+    return {
+        "pair": p,
+        "game": g,
+        "white": r.white,
+        "black": r.black,
+        "goals": list(r.goals),
+        "score": r.score,
+        "length": r.length,
+        "truncated": r.truncated,
+        "seconds": r.seconds,
+        "white_seconds": r.white_seconds,
+        "black_seconds": r.black_seconds,
+        "white_moves": r.white_moves,
+        "black_moves": r.black_moves,
+        "actions": [int(a) for a in r.actions],
+    }
+
+
+def load(path: str) -> list[dict]:
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def play(env_name: str, specs: list[str], games: int, seed: int, path: str, max_steps: int | None) -> None:
+    """Play the ladder's games not yet in ``path``, appending each as it ends."""
+    import numpy as np
+
+    from ggpzoo.agents import make_agent
+    from ggpzoo.tools.arena import _raw_env, play_game
+
+    done = {(d["pair"], d["game"]) for d in load(path)}
+    agents = [make_agent(s, env_name, seed=seed + k) for k, s in enumerate(specs)]
+    env = _raw_env(env_name, max_steps=max_steps)
+    pairs = ladder_pairs(len(specs))
+    todo = len(pairs) * games - len(done)
+    print(f"{env_name}: {len(pairs)} pairs x {games} games, {todo} to play", flush=True)
+    for p, (i, j) in enumerate(pairs):
+        for g in range(games):
+            if (p, g) in done:
+                continue
+            white, black = (i, j) if g % 2 == 0 else (j, i)
+            seeds = np.random.SeedSequence([seed, p, g]).generate_state(2)
+            r = play_game(env, agents[white], agents[black], seeds=(int(seeds[0]), int(seeds[1])))
+            with open(path, "a") as f:
+                f.write(json.dumps(_record_dict(p, g, r)) + "\n")
+            print(f"  {specs[white]} - {specs[black]}: {r.score:g} ({r.length} actions)", flush=True)
+
+
+def result(env_name: str, specs: list[str], path: str):
+    """The arena's `ArenaResult` of the games recorded in ``path``."""
+    from ggpzoo.tools.arena import ArenaResult, GameRecord
+
+    fields = {k: v for k, v in GameRecord.__dataclass_fields__.items()}
+    records = []
+    for d in load(path):
+        d = {k: v for k, v in d.items() if k in fields}
+        d["goals"] = tuple(d["goals"])
+        records.append(GameRecord(**d))
+    games = max(1, len(records) // max(1, len(ladder_pairs(len(specs)))))
+    return ArenaResult(env_name, list(specs), games, 0, records, specs.index(ANCHOR))
+
+
+def table(env_name: str, specs: list[str], path: str) -> str:
+    res = result(env_name, specs, path)
+    lines = [
+        f"**{env_name}** ({len(load(path))} games)",
+        "",
+        "| agent | Elo | ±95% | games | W / D / L | score | ms/move |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(res.standings(), key=lambda r: -r["elo"]):
+        if not r["games"]:
+            continue
+        lines.append(
+            f"| `{r['agent']}` | {r['elo']:+.0f} | {r['elo_margin']:.0f} | {r['games']} "
+            f"| {r['wins']} / {r['draws']} / {r['losses']} | {100 * r['score']:.0f}% "
+            f"| {1000 * r['seconds_per_move']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def plot(paths: list[str], specs: list[str], image: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = min(len(paths), 3)
+    rows = (len(paths) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 3.4 * rows), squeeze=False)
+    for ax, path in zip(axes.flat, paths, strict=False):
+        env_name = os.path.splitext(os.path.basename(path))[0]
+        st = [r for r in result(env_name, specs, path).standings() if r["games"]]
+        st.sort(key=lambda r: r["elo"])
+        ax.barh(
+            [r["agent"] for r in st],
+            [r["elo"] for r in st],
+            xerr=[r["elo_margin"] for r in st],
+            color="C0",
+            capsize=2,
+        )
+        ax.set_title(env_name)
+        ax.set_xlabel(f"Elo ({ANCHOR} = 0)")
+        ax.grid(axis="x", alpha=0.3)
+    for ax in list(axes.flat)[len(paths) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(image)), exist_ok=True)
+    fig.savefig(image, dpi=110)
+    print(f"wrote {image}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", help="the game (an env name or gdl:SHEET)")
+    p.add_argument("--agents", default=",".join(AGENTS), help="agent specs, weakest first (default %(default)s)")
+    p.add_argument("--games", type=int, default=10, help="games per pair (default 10)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=None, help="cut games after this many actions (a draw)")
+    p.add_argument("--out", default="runs/yardsticks", help="folder of the game records (OUT/ENV.jsonl)")
+    p.add_argument("--table", action="store_true", help="print the table of what is recorded; play nothing")
+    p.add_argument("--plot", nargs="+", metavar="JSONL", help="draw these records (one panel per game)")
+    p.add_argument("--image", default="runs/yardsticks/yardsticks.png", help="the plot's file")
+    args = p.parse_args(argv)
+    specs = args.agents.split(",")
+    if ANCHOR not in specs:
+        p.error(f"--agents must include {ANCHOR} (the ladder's anchor)")
+    if args.plot:
+        plot(args.plot, specs, args.image)
+        return 0
+    if not args.env:
+        p.error("--env is needed (or --plot)")
+    if args.games < 1:
+        p.error("--games must be at least 1")
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, args.env.replace(":", "_").replace("/", "_") + ".jsonl")
+    if not args.table:
+        play(args.env, specs, args.games, args.seed, path, args.max_steps)
+    print(table(args.env, specs, path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
