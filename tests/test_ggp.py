@@ -391,6 +391,9 @@ def test_ggp_match_command(servers, tmp_path, capsys):
     assert "not a positive number" in capsys.readouterr().err
     assert main(["ggp-player", "--agent", "mcts:abc"]) == 1
     assert "bad agent 'mcts:abc'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["ggp-player", "--seed-search", "minimax"])
+    assert "invalid choice: 'minimax'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("module", ["protocol", "agents", "player", "server", "seeds"])
@@ -606,8 +609,9 @@ def test_a_kernel_search_that_overruns_answers_the_networks_move(monkeypatch):
 
     text = _text("skirmish_endgame")
     seed_map, _ = recognise(gdl.load(text), text)
-    kp = KernelPlayer(seed_map, seed=0)
+    kp = KernelPlayer(seed_map, seed=0, search="gumbel")
     kp.warm_up()
+    assert kp.kind == "baseline"
     real = GumbelAZAgent.__call__
 
     def slow(self, state):
@@ -658,12 +662,13 @@ def test_arena_replaces_a_remote_players_bad_reply_with_a_random_move():
     assert all(m.startswith("(mark") for m in record.moves[::2])  # random legal moves were played for it
 
 
-def test_amazons_split_is_played_with_alpha_beta_on_its_kernel():
-    """``SEED_SEARCH``: the 10x10 Amazons sheet is played with alpha-beta on the kernel (its
-    network loses to alpha-beta at equal time), which stops itself by the turn's deadline."""
+def test_seed_games_are_played_with_alpha_beta_on_their_kernels():
+    """``SEED_SEARCH``: a seed sheet (here 10x10 Amazons, scrambled) is played with alpha-beta
+    on the kernel (the shipped networks lose to it at equal time), which stops itself by the
+    turn's deadline; ``seed_search="gumbel"`` plays the network instead."""
     from ggpzoo.ggp.seeds import SEED_SEARCH, KernelPlayer, recognise
 
-    assert SEED_SEARCH["amazons_split_v0"] == "alphabeta"
+    assert SEED_SEARCH == "alphabeta"
     text, _ = scramble(_text("amazons_split"), seed=2)
     seed_map, why = recognise(gdl.load(text), text, seed=0)
     assert seed_map is not None and seed_map.env == "amazons_split_v0", why
@@ -674,8 +679,11 @@ def test_amazons_split_is_played_with_alpha_beta_on_its_kernel():
     action, stats = kp.choose(t0 + 0.3)
     assert time.perf_counter() - t0 < 0.45
     assert action in kp.legal() and stats["search"] == "alphabeta" and stats["depth"] >= 1 and stats["nodes"] > 0
-    with pytest.raises(ValueError, match="search must be"):
+    with pytest.raises(ValueError, match="search must be one of alphabeta, gumbel"):
         KernelPlayer(seed_map, seed=0, search="minimax")
+    with pytest.raises(ValueError, match="seed_search must be one of"):
+        GGPPlayer("mcts", seed_search="minimax")
+    assert KernelPlayer(seed_map, seed=0, search="gumbel").kind == "baseline"
     # the player answers its moves from it, logged with the depth and nodes searched
     game = gdl.load(text)
     player = GGPPlayer("mcts", seed=0)

@@ -55,7 +55,14 @@ def player_main(argv: list[str] | None = None) -> int:
         "--no-seeds",
         action="store_true",
         help="play the five seed games (the hand-written games' original sheets) on their sheets too, "
-        "not on their hand-written kernels with the shipped networks",
+        "not on their hand-written kernels",
+    )
+    p.add_argument(
+        "--seed-search",
+        choices=("alphabeta", "gumbel"),
+        default="alphabeta",
+        help="the search on a seed game's kernel: alpha-beta (default) or the game's shipped AlphaZero "
+        "network with Gumbel search",
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     args = p.parse_args(argv)
@@ -63,8 +70,15 @@ def player_main(argv: list[str] | None = None) -> int:
         level=logging.WARNING if args.quiet else logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr
     )
     try:
-        player = GGPPlayer(args.agent, name=args.name, seed=args.seed, log_dir=args.log_dir, seeds=not args.no_seeds)
-        what = "the search kernels" + ("" if args.no_seeds else " and the seed games' networks (about 20 s)")
+        player = GGPPlayer(
+            args.agent,
+            name=args.name,
+            seed=args.seed,
+            log_dir=args.log_dir,
+            seeds=not args.no_seeds,
+            seed_search=args.seed_search,
+        )
+        what = "the search kernels" + ("" if args.no_seeds else " and the seed games' searches")
         print(f"loading {what}; a first run compiles them: up to a few minutes", file=sys.stderr)
         server = PlayerServer(player, args.host, args.port, warm_seeds=True)
     except (ValueError, OSError) as e:

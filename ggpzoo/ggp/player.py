@@ -111,16 +111,20 @@ def warm_up() -> None:
         _warmed = True
 
 
-_seeds_warmed = False
+_seeds_warmed: set = set()
 
 
-def warm_up_seeds() -> None:
-    """Load the five seed games' kernel searches and networks once per process
-    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: about 20 s
-    on a 2-core machine, most of it compiling the Amazons search (numba cannot cache it)."""
-    global _seeds_warmed
+def warm_up_seeds(search: str | None = None) -> None:
+    """Load the five seed games' kernel searches (``search``, default
+    `ggpzoo.ggp.seeds.SEED_SEARCH`; with ``"gumbel"`` their networks too) once per process
+    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: seconds with
+    a warm numba cache; about 20 s for the networks' Gumbel search on a 2-core machine, most
+    of it compiling the Amazons search (numba cannot cache it)."""
+    from ggpzoo.ggp.seeds import SEED_SEARCH
+
+    search = SEED_SEARCH if search is None else search
     with _WARM:
-        if _seeds_warmed:
+        if search in _seeds_warmed:
             return
         from ggpzoo import gdl
         from ggpzoo.ggp.seeds import SEED_SHEETS, KernelPlayer, recognise
@@ -131,8 +135,8 @@ def warm_up_seeds() -> None:
             seed_map, why = recognise(gdl.load(text), text, seed=0)
             if seed_map is None:
                 raise RuntimeError(f"ggpzoo's {name} sheet is not recognised: {why}")
-            KernelPlayer(seed_map, seed=0).warm_up()
-        _seeds_warmed = True
+            KernelPlayer(seed_map, seed=0, search=search).warm_up()
+        _seeds_warmed.add(search)
 
 
 def _check_agent(spec: str) -> str:
@@ -204,8 +208,11 @@ class GGPPlayer:
         seed: seeds the searches (their answers still depend on timing).
         log_dir: if given, each match's log is written to ``LOG_DIR/MATCHID.json``.
         seeds: with the ``mcts`` agent, play the five seed games on their hand-written
-            kernels with the shipped networks when a sheet is recognised as one
-            (`ggpzoo.ggp.seeds`); False plays every sheet the same way.
+            kernels when a sheet is recognised as one (`ggpzoo.ggp.seeds`); False plays
+            every sheet the same way.
+        seed_search: the search on a seed game's kernel: ``"alphabeta"`` (the default,
+            `ggpzoo.ggp.seeds.SEED_SEARCH`) or ``"gumbel"`` (the game's shipped AlphaZero
+            network with Gumbel search), `ggpzoo.ggp.seeds.KernelPlayer`.
     """
 
     def __init__(
@@ -215,9 +222,15 @@ class GGPPlayer:
         seed: int | None = None,
         log_dir: str | None = None,
         seeds: bool = True,
+        seed_search: str | None = None,
     ):
+        from ggpzoo.ggp.seeds import SEED_SEARCH, SEED_SEARCHES
+
         self.agent = _check_agent(agent)
         self.seeds = bool(seeds) and self.agent == "mcts"
+        self.seed_search = SEED_SEARCH if seed_search is None else seed_search
+        if self.seed_search not in SEED_SEARCHES:
+            raise ValueError(f"seed_search must be one of {', '.join(SEED_SEARCHES)}, got {seed_search!r}")
         self.name = name
         self.rng = np.random.default_rng(seed)
         self.log_dir = log_dir
@@ -330,7 +343,7 @@ class GGPPlayer:
             log.info("match %s: %s", m.id_text, why)
             return False
         try:
-            player = KernelPlayer(seed_map, seed=int(self.rng.integers(2**62)))
+            player = KernelPlayer(seed_map, seed=int(self.rng.integers(2**62)), search=self.seed_search)
             player.warm_up()
         except Exception as e:  # noqa: BLE001 - then the sheet is played as any other
             m.log["seed"]["why"] += f"; the kernel player failed to load: {type(e).__name__}: {str(e)[:120]}"
@@ -723,7 +736,7 @@ class PlayerServer:
         if warm:
             warm_up()
         if warm_seeds and getattr(player, "seeds", False):
-            warm_up_seeds()
+            warm_up_seeds(player.seed_search)
         self._server = _Server((host, port), _Handler)
         self._server.player = player
         self._thread: threading.Thread | None = None

@@ -4,8 +4,8 @@ When a START carries a sheet of one of the five games ggpzoo has a rules kernel 
 (``amazons_v0``, ``amazons_split_v0``, ``mad_bishops_v0``, ``skirmish_v0``,
 ``skirmish_endgame_v0``: the GGP corpus's ``amazons.kif``, ``amazons_10x10.kif``,
 ``madBishops.kif``, ``skirmishHoles.kif``, ``skirmishFinal1.kif``, or ggpzoo's own editions
-of them in ``ggpzoo/gdl/games``), the player plays it with that kernel and the game's shipped
-AlphaZero network, or alpha-beta where that is the stronger search (`SEED_SEARCH`).
+of them in ``ggpzoo/gdl/games``), the player plays it with that kernel and its
+alpha-beta search (or the game's shipped AlphaZero network with Gumbel search: `SEED_SEARCHES`).
 Nothing depends on the sheet's names, so a scrambled sheet is recognised too:
 
 1. **Fingerprint** ([`fingerprint()`][ggpzoo.ggp.seeds.fingerprint]): the sheet's rules with
@@ -48,6 +48,8 @@ import numpy as np
 from ggpzoo.ggp.protocol import KEYWORDS, read_kif
 
 __all__ = [
+    "SEED_SEARCH",
+    "SEED_SEARCHES",
     "SEED_SHEETS",
     "VERIFY_PLIES",
     "KernelPlayer",
@@ -69,9 +71,10 @@ VERIFY_PLIES = 8  # plies checked in lockstep before a known sheet is played on 
 MIN_VERIFY_PLIES = 1  # ... or at least this many (both roles' moves compared) if the time runs out first
 PROBE_SECONDS = 0.2  # with this much time a turn searches at least 8 simulations, whatever the speed measured
 SEARCH_SHARE = 0.6  # the share of a turn's time the search's simulations are sized for (at the speed measured)
-# The search a seed game is played with on its kernel when it is not the baseline network's
-# Gumbel search: alpha-beta where alpha-beta beats it at equal time (the GGP guide's figures).
-SEED_SEARCH = {"amazons_split_v0": "alphabeta", "skirmish_v0": "alphabeta"}
+# The searches a seed game can be played with on its kernel, and the default: alpha-beta,
+# which beats the shipped networks' Gumbel search at equal time in all five games (the GGP guide).
+SEED_SEARCHES = ("alphabeta", "gumbel")
+SEED_SEARCH = "alphabeta"
 AB_SHARE = 0.8  # the share of a turn's time alpha-beta is given (it stops itself at its deadline)
 _NUMBER = re.compile(r"-?\d+")
 # env -> (move arity of the first mover at the start, its legal move count there)
@@ -402,13 +405,13 @@ def _fingerprint_terms(terms) -> str:
 class KernelPlayer:
     """A seed game's kernel state, tracked from the match's moves, and a search on it by the clock.
 
-    With the game's shipped baseline network (needs torch): Gumbel AlphaZero search
+    ``search``: ``"alphabeta"`` (`SEED_SEARCH`, the default):
+    [`AlphaBetaAgent`][ggpzoo.agents.alphabeta.AlphaBetaAgent] for `AB_SHARE` of the turn's
+    time (it stops itself at its deadline). ``"gumbel"``: with the game's shipped baseline
+    network (needs torch), Gumbel AlphaZero search
     ([`GumbelAZAgent`][ggpzoo.agents.gumbel.GumbelAZAgent]) with as many simulations as the
     time allows (a power of two, from the simulations per second measured so far; the
-    network alone when even 8 do not fit). Where `SEED_SEARCH` names alpha-beta
-    (``amazons_split_v0``, whose network loses to it), or with ``search="alphabeta"``:
-    [`AlphaBetaAgent`][ggpzoo.agents.alphabeta.AlphaBetaAgent] for `AB_SHARE` of the turn's
-    time (it stops itself at its deadline). Without a network: UCT on the kernel by the clock
+    network alone when even 8 do not fit); without one, UCT on the kernel by the clock
     ([`MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent]).
     """
 
@@ -430,9 +433,9 @@ class KernelPlayer:
         self._search: threading.Thread | None = None  # the last search's thread
         self.kind = "mcts"
         self.ab = None
-        search = SEED_SEARCH.get(self.env) if search is None else search
-        if search not in (None, "gumbel", "alphabeta"):
-            raise ValueError(f"search must be 'gumbel' or 'alphabeta', got {search!r}")
+        search = SEED_SEARCH if search is None else search
+        if search not in SEED_SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(SEED_SEARCHES)}, got {search!r}")
         if search == "alphabeta":
             from ggpzoo.agents.alphabeta import AlphaBetaAgent
 
