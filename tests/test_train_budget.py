@@ -77,10 +77,19 @@ def test_the_progress_bar_counts_the_budget_in_seconds(monkeypatch, tmp_path):
     assert totals == [7 * 60]
 
 
-def test_timesteps_with_resume_are_more_steps(tmp_path):
-    first = T.train("mad_bishops_v0", tmp_path, timesteps=64, **QUIET, **TINY)
+def test_timesteps_with_resume_are_more_steps(tmp_path, monkeypatch):
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # SB3's default log folder goes here
+    run = tmp_path / "run"
+    first = T.train("mad_bishops_v0", run, timesteps=64, **QUIET, **TINY)
     assert first["timesteps"] == 64
-    assert T.train("mad_bishops_v0", tmp_path, timesteps=64, resume=True, **QUIET, **TINY)["timesteps"] == 128
+    assert T.train("mad_bishops_v0", run, timesteps=64, resume=True, **QUIET, **TINY)["timesteps"] == 128
+    # no empty SB3-<date> log folder left behind, first run or resumed (torch may cache there)
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("SB3-")] == []
 
 
 def test_a_second_run_into_the_same_folder_is_refused(capsys, tmp_path):

@@ -197,8 +197,18 @@ def make_env(name, r: dict, seed: int):
     )
 
 
+def _quiet(model):
+    """``model`` with a logger of its own that writes nothing: without one, SB3's ``learn()``
+    makes an empty ``$TMPDIR/SB3-<date>`` folder at every call (its logger's default folder)."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
+
+
 def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
-    """A ``MaskablePPO`` for ``env`` with recipe ``r``'s network and PPO settings."""
+    """A ``MaskablePPO`` for ``env`` with recipe ``r``'s network and PPO settings (its log
+    values kept in ``model.logger``, written nowhere)."""
     from sb3_contrib import MaskablePPO
 
     if r["policy"] == "cell":
@@ -207,7 +217,7 @@ def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
         policy, kwargs = CellPolicy, {"channels": r["cnn_channels"], "layers": r["cnn_layers"]}
     else:
         policy, kwargs = "MlpPolicy", {"net_arch": list(r["net_arch"])}
-    return MaskablePPO(
+    model = MaskablePPO(
         policy,
         env,
         learning_rate=r["learning_rate"],
@@ -221,6 +231,7 @@ def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
         device=device,
         verbose=0,
     )
+    return _quiet(model)
 
 
 RUN_FILES = ("checkpoint.json", "checkpoint.zip", "eval.csv", "model.zip", "summary.json")
@@ -302,7 +313,7 @@ def train(
     r = recipe(name, **(state.get("recipe_overrides", {}) | overrides))
     env = make_env(name, r, seed + state.get("resumes", 0))
     if resume:
-        model = MaskablePPO.load(ckpt_path, env=env, device=device)
+        model = _quiet(MaskablePPO.load(ckpt_path, env=env, device=device))
         for path in state.get("snapshots", []):
             snap = MaskablePPO.load(folder / path, device="cpu")
             env.add_snapshot(snap, r["snapshot_weight"], max_snapshots=r["snapshots"])
