@@ -527,10 +527,12 @@ def test_a_short_training_run_resumes(tmp_path):
     assert len(kept) > n and np.array_equal(kept.obs[:n], saved.obs[:n]) and np.array_equal(kept.z[:n], saved.z[:n])
     assert second["step"] > first["step"] and second["positions"] > first["positions"]
     assert second["seconds"] > first["seconds"]
+    assert 0 < first["cpu_seconds"] < second["cpu_seconds"]  # CPU time counts on across the resume
     rows = (tmp_path / "run" / "log.csv").read_text().splitlines()
     assert rows[0].startswith("step,positions") and len(rows) >= 3
     last = dict(zip(rows[0].split(","), rows[-1].split(","), strict=True))
     assert int(last["step"]) == second["step"] and 0 <= float(last["net_vs_random"]) <= 1
+    assert float(last["cpu_seconds"]) == round(second["cpu_seconds"], 1)
     with pytest.raises(ValueError, match="trains 'skirmish_endgame_v0', not 'skirmish_v0'"):
         train(AZConfig(env="skirmish_v0"), minutes=0.01, out=out, resume=True, progress=False)
     # a run into the folder of another, without --resume, is refused before it writes
@@ -1011,3 +1013,19 @@ def test_the_old_gdl_names_warn_and_give_the_one_tool():
         assert az_gdl.GDLSelfPlay is SelfPlay
     with pytest.warns(DeprecationWarning, match="net_score"):
         assert az_gdl.gdl_net_score is net_score
+
+
+def test_a_log_of_an_older_run_keeps_its_columns(tmp_path):
+    """A run resumed from a log.csv written before a column was added appends rows with the
+    file's own columns (a CSV stays rectangular)."""
+    from ggpzoo.training.az.train import _write_row
+
+    path = tmp_path / "log.csv"
+    path.write_text("step,positions,games,seconds\n1,2,3,4.0\n")
+    _write_row(str(path), {"step": 5, "positions": 6, "games": 7, "seconds": 8.0, "cpu_seconds": 9.0})
+    assert path.read_text().splitlines() == ["step,positions,games,seconds", "1,2,3,4.0", "5,6,7,8.0"]
+    fresh = tmp_path / "new.csv"
+    _write_row(str(fresh), {"step": 1, "cpu_seconds": 2.5})
+    header, row = fresh.read_text().splitlines()
+    assert header.split(",")[:5] == ["step", "positions", "games", "seconds", "cpu_seconds"]
+    assert row.split(",")[:5] == ["1", "", "", "", "2.5"]

@@ -86,8 +86,20 @@ def test_timesteps_with_resume_are_more_steps(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # SB3's default log folder goes here
     run = tmp_path / "run"
     first = T.train("mad_bishops_v0", run, timesteps=64, **QUIET, **TINY)
-    assert first["timesteps"] == 64
-    assert T.train("mad_bishops_v0", run, timesteps=64, resume=True, **QUIET, **TINY)["timesteps"] == 128
+    assert first["timesteps"] == 64 and first["train_cpu_seconds"] > 0
+    second = T.train("mad_bishops_v0", run, timesteps=64, resume=True, **QUIET, **TINY)
+    assert second["timesteps"] == 128 and second["train_cpu_seconds"] > first["train_cpu_seconds"]
+    with open(run / "mad_bishops_v0" / "eval.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows][-1] == 128 and float(rows[-1]["cpu_seconds"]) > 0
+    # an eval.csv of an older run (no cpu_seconds column) keeps its columns when resumed
+    old = [f for f in T.FIELDS if f != "cpu_seconds"]
+    with open(run / "mad_bishops_v0" / "eval.csv", "w", newline="") as f:
+        csv.writer(f).writerow(old)
+    T.train("mad_bishops_v0", run, timesteps=64, resume=True, **QUIET, **TINY)
+    with open(run / "mad_bishops_v0" / "eval.csv", newline="") as f:
+        lines = list(csv.reader(f))
+    assert lines[0] == old and len(lines) > 1 and all(len(line) == len(old) for line in lines)
     # no empty SB3-<date> log folder left behind, first run or resumed (torch may cache there)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("SB3-")] == []
 

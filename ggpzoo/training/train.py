@@ -237,7 +237,23 @@ def make_model(env, r: dict, seed: int = 0, device: str = "cpu"):
 RUN_FILES = ("checkpoint.json", "checkpoint.zip", "eval.csv", "model.zip", "summary.json")
 """The files whose presence means a folder holds a run (see `train`)."""
 
-FIELDS = ["minutes", "timesteps", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
+FIELDS = [
+    "minutes",
+    "timesteps",
+    "cpu_seconds",
+    "opponent",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+]
+"""The columns of a run's ``eval.csv``: ``minutes`` of training (wall clock) and
+``cpu_seconds`` (the process's CPU time over the same spans, all its threads: a figure that
+does not depend on how busy the machine was), ``timesteps`` (learner steps), then the
+evaluation's result. A run resumed from an older ``eval.csv`` keeps that file's columns."""
 
 
 def train(
@@ -320,10 +336,15 @@ def train(
     else:
         model = make_model(env, r, seed, device)
     trained = float(state.get("train_seconds", 0.0))
+    cpu = float(state.get("train_cpu_seconds", 0.0))  # the process's CPU time over the same spans
     snapshots: list[str] = list(state.get("snapshots", []))
     log_mode = "a" if resume else "w"
     log_file = open(folder / "eval.csv", log_mode, newline="")
-    writer = csv.DictWriter(log_file, FIELDS)
+    fields = FIELDS
+    if resume and (folder / "eval.csv").stat().st_size:
+        with open(folder / "eval.csv", newline="") as f:
+            fields = next(csv.reader(f), FIELDS)  # an older run's columns
+    writer = csv.DictWriter(log_file, fields, extrasaction="ignore")
     if not resume:
         writer.writeheader()
     view = view_of(r)
@@ -336,6 +357,7 @@ def train(
             row = {
                 "minutes": round(trained / 60, 2),
                 "timesteps": model.num_timesteps,
+                "cpu_seconds": round(cpu, 1),
                 "opponent": opp,
                 "games": res["games"],
                 "wins": res["wins"],
@@ -363,6 +385,7 @@ def train(
                     "env": tag_name,
                     "timesteps": model.num_timesteps,
                     "train_seconds": trained,
+                    "train_cpu_seconds": cpu,
                     "snapshots": snapshots,
                     "recipe_overrides": overrides | state.get("recipe_overrides", {}),
                     "resumes": state.get("resumes", 0) + (1 if resume else 0),
@@ -380,17 +403,19 @@ def train(
         def __init__(self):
             super().__init__()
             self.mark = None  # the clock starts after the first batch of moves (numba's compile)
+            self.cpu_mark = None
             self.shown = 0
             self.next_eval = trained + 60 * eval_every
             self.next_ckpt = trained + 60 * checkpoint_every
             self.next_snapshot = (model.num_timesteps // r["snapshot_every"] + 1) * r["snapshot_every"]
 
         def _on_step(self) -> bool:
-            nonlocal trained
-            now = time.perf_counter()
+            nonlocal trained, cpu
+            now, now_cpu = time.perf_counter(), time.process_time()
             if self.mark is not None:
                 trained += now - self.mark
-            self.mark = now
+                cpu += now_cpu - self.cpu_mark
+            self.mark, self.cpu_mark = now, now_cpu
             t = self.num_timesteps
             go_on = trained < limit and (target is None or t < target)
             done = round(trained - (limit - 60 * minutes))
@@ -411,7 +436,8 @@ def train(
             if trained >= self.next_ckpt and go_on:  # the last one is written at the end
                 self.next_ckpt += 60 * checkpoint_every
                 checkpoint()
-            self.mark = time.perf_counter()  # evaluations and checkpoints are not training time
+            # evaluations and checkpoints are not training time
+            self.mark, self.cpu_mark = time.perf_counter(), time.process_time()
             return go_on
 
     steps = "" if timesteps is None else f" or {int(timesteps):,} learner steps"
@@ -440,6 +466,7 @@ def train(
         "env": tag_name,
         "timesteps": model.num_timesteps,
         "train_minutes": round(trained / 60, 2),
+        "train_cpu_seconds": round(cpu, 1),
         "steps_per_second": round(model.num_timesteps / max(trained, 1e-9)),
         "recipe": r,
         "seed": seed,

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(
         f"{args.env}: {done['step']} steps, {done['positions']} positions, {done['games']} games, "
-        f"{done['seconds']:.0f} s in all; play it as az:{args.out}/model.json"
+        f"{done['seconds']:.0f} s ({done['cpu_seconds']:.0f} CPU-seconds) in all; play it as az:{args.out}/model.json"
     )
     return 0
 

@@ -8,7 +8,9 @@ squared error to the game's outcome (+1, -1, 0) for the role that acted. Every
 ``checkpoint_minutes`` it writes ``OUT/checkpoint.pt`` (network, optimizer, counters)
 and ``OUT/model.json`` + ``OUT/model.pt`` (the network alone, to play: ``az:OUT/model.json``);
 every ``eval_minutes`` a row of ``OUT/log.csv`` holds the network's score (alone, no
-search) against random and greedy players. Each save also keeps a copy of the network as
+search) against random and greedy players, beside the gradient steps (``step``), the
+self-play positions, the wall-clock ``seconds`` and ``cpu_seconds`` (the process's CPU time,
+all threads: a figure that does not depend on how busy the machine was). Each save also keeps a copy of the network as
 ``OUT/snapshots/minNNN.json`` (NNN: minutes of training so far), for ladders of strength
 against training time, and the replay buffer as ``OUT/buffer.npz``. ``resume=True`` goes on
 from the checkpoint and the buffer.
@@ -54,6 +56,7 @@ LOG_FIELDS = (
     "positions",
     "games",
     "seconds",
+    "cpu_seconds",
     "loss_policy",
     "loss_value",
     "game_length",
@@ -456,12 +459,18 @@ def policy_value_loss(net, obs, z, actions, probs, rows, cells_t, device):
 
 # ----------------------------------------------------------------------------- the loop
 def _write_row(path: str, row: dict) -> None:
-    new = not os.path.exists(path)
+    """Append ``row`` to the log, with its header first in a new file (`LOG_FIELDS`; an
+    older run's log keeps its own columns)."""
+    fields = LOG_FIELDS
+    new = not os.path.exists(path) or not os.path.getsize(path)
+    if not new:
+        with open(path, newline="") as f:
+            fields = next(csv.reader(f), None) or LOG_FIELDS
     with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, LOG_FIELDS)
+        w = csv.DictWriter(f, fields)
         if new:
             w.writeheader()
-        w.writerow({k: row.get(k, "") for k in LOG_FIELDS})
+        w.writerow({k: row.get(k, "") for k in fields})
 
 
 def _check_config(config: AZConfig, play, resume: bool) -> None:
@@ -508,7 +517,8 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     os.makedirs(out, exist_ok=True)
     if not os.access(out, os.W_OK | os.X_OK):  # found now, not at the first checkpoint
         raise ValueError(f"cannot write in {out}: permission denied")
-    counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0}
+    # seconds: wall clock of training; cpu_seconds: the process's CPU time over it (all threads)
+    counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     torch.manual_seed(config.seed)
     if resume:
         if not os.path.exists(ckpt_path):
@@ -524,7 +534,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     net = play.network(config)
     if resume:
         net.load_state_dict(ckpt["model"])
-        counters.update({k: ckpt[k] for k in counters})
+        counters.update({k: ckpt.get(k, v) for k, v in counters.items()})  # (cpu_seconds: new in 0.7)
     net.to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     if resume:
@@ -563,7 +573,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         save_model(net, os.path.join(out, "snapshots", f"min{minute:03d}"), **info)
 
     def log(evaluate: bool) -> None:
-        row = dict(counters, seconds=round(counters["seconds"], 1))
+        row = dict(counters, seconds=round(counters["seconds"], 1), cpu_seconds=round(counters["cpu_seconds"], 1))
         if losses:
             row["loss_policy"] = round(float(np.mean([p for p, _ in losses])), 4)
             row["loss_value"] = round(float(np.mean([v for _, v in losses])), 4)
@@ -579,8 +589,8 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         losses.clear()
         lengths.clear()
 
-    start = time.perf_counter()
-    base_seconds = counters["seconds"]
+    start, start_cpu = time.perf_counter(), time.process_time()
+    base_seconds, base_cpu = counters["seconds"], counters["cpu_seconds"]
     deadline = start + minutes * 60
     last_save = last_eval = last_log = start
     bar = Progress(int(minutes * 60), f"az {config.env}", enabled=progress)
@@ -612,6 +622,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
                 losses.append((lp.item(), lv.item()))
         now = time.perf_counter()
         counters["seconds"] = base_seconds + now - start
+        counters["cpu_seconds"] = base_cpu + time.process_time() - start_cpu
         if now - last_save >= config.checkpoint_minutes * 60:
             save()
             last_save = now
@@ -629,6 +640,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
         shown = max(shown, elapsed)
     bar.close()
     counters["seconds"] = base_seconds + time.perf_counter() - start
+    counters["cpu_seconds"] = base_cpu + time.process_time() - start_cpu
     save()
     log(True)
     return dict(counters)
