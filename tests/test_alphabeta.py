@@ -150,7 +150,7 @@ def _random_states(name, count, plies, seed):
 def test_values_equal_plain_minimax(name, depth, plies):
     s = spec(name)
     game = dispatch.kernel_id(s.kernel)
-    T = W = dispatch.NO_TABLES
+    T, W = dispatch.NO_TABLES, s.work()  # the product's types: numba compiles no extra copy for the tests
     for board, aux in _random_states(name, 3, plies, seed=7):
         agent = AlphaBetaAgent(name, depth=depth, seed=1, quiescence=0, table_bits=12)
         agent((board, aux))

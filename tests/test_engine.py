@@ -144,7 +144,7 @@ def test_the_game_protocol_matches_the_kernel_calls(name):
     legal_actions and apply."""
     s = spec(name)
     k, game = s.kernel, dispatch.kernel_id(s.kernel)
-    T = W = dispatch.NO_TABLES
+    T, W = dispatch.NO_TABLES, s.work()  # the product's types: numba compiles no extra copy for the tests
     board, aux = np.zeros(s.num_cells, np.int8), np.zeros(s.aux_size, np.int32)
     assert dispatch.start(game, board, aux, T, W, s.variant) == 0
     np.testing.assert_array_equal(board, s.new_state()[0])
