@@ -509,16 +509,18 @@ class KernelPlayer:
 
     def quick(self) -> int:
         """A move at once: the network's (no search), else the first legal action."""
-        if self.net is None or self.ab is not None:
+        if self.net is None:  # (alpha-beta loads no network)
             return self.legal()[0]
         return int(self._agent(0)((self.board.copy(), self.aux.copy())))
 
     def choose(self, deadline: float, hard: float | None = None) -> tuple[int, dict]:
         """The action to play, searched until ``deadline`` (``time.perf_counter()``), and stats.
 
-        The search runs in a thread of its own: if it is not back by ``hard`` (default
-        ``deadline``) the network's move is answered instead, and the search ends on its own
-        (the next turn waits for it until its own deadline, else answers the network's move)."""
+        Alpha-beta runs here for `AB_SHARE` of the time left and stops itself at that
+        deadline (it looks at the clock every 128 nodes). Gumbel search runs in a thread of
+        its own: if it is not back by ``hard`` (default ``deadline``) the network's move is
+        answered instead, and the search ends on its own (the next turn waits for it until
+        its own deadline, else answers the network's move)."""
         state = (self.board.copy(), self.aux.copy())
         hard = deadline if hard is None else hard
         budget = deadline - time.perf_counter()
