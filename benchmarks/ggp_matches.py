@@ -206,7 +206,8 @@ def table(rows: list[tuple[str, dict]]) -> str:
     """A Markdown table, one row per sheet."""
     head = (
         "| sheet | matches | wins / draws / losses | score (draws ½) | 95% interval | illegal | timeouts "
-        "| slowest answer | median simulations (reused) | reference's errors |\n"
+        "| slowest answer | median search: simulations (reused), or alpha-beta's depth and nodes "
+        "| reference's errors |\n"
         "|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]

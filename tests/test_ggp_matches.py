@@ -96,6 +96,12 @@ def test_summary_and_table(bench):
     assert len(rows) == 4 and rows[2].startswith("| `tictactoe` | 4 (1 unfinished) | 1 / 1 / 1 | 50% | 13% to 87% |")
     assert "| 0.95 s | 20 |" in rows[2]
     assert rows[3].startswith("| `empty` | 0 | 0 / 0 / 0 | - | 0% to 100% |")
+    # alpha-beta turns (a seed game's kernel) are summed up by their depth and nodes
+    ab = _record(0, [100, 0])
+    ab["player_log"]["turns"] = [{"legal": 5, "depth": d, "nodes": n} for d, n in ((3, 900), (4, 1500), (5, 2100))]
+    s = bench["summarise"]([ab])
+    assert s["median_simulations"] is None and (s["median_depth"], s["median_nodes"]) == (4, 1500)
+    assert "| alpha-beta depth 4, 1,500 nodes |" in bench["table"]([("amazons_10x10", s)])
 
 
 class _InProcess:
