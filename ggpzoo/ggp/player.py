@@ -117,9 +117,9 @@ _seeds_warmed: set = set()
 def warm_up_seeds(search: str | None = None) -> None:
     """Load the five seed games' kernel searches (``search``, default
     `ggpzoo.ggp.seeds.SEED_SEARCH`; with ``"gumbel"`` their networks too) once per process
-    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: seconds with
-    a warm numba cache; about 20 s for the networks' Gumbel search on a 2-core machine, most
-    of it compiling the Amazons search (numba cannot cache it)."""
+    (`ggpzoo.ggp.seeds`), so that a seed match's start clock does not pay for it: a few
+    seconds with numba's cache warm (3.6 s for alpha-beta, 5 s more for Gumbel search and
+    the networks, on a busy 2-core machine); minutes on a first run, which compiles them."""
     from ggpzoo.ggp.seeds import SEED_SEARCH
 
     search = SEED_SEARCH if search is None else search
