@@ -646,8 +646,9 @@ class GGPPlayer:
             del self.matches[:-KEPT_MATCHES]
         m.worker.shutdown(wait=False)
         turns = [t for t in m.log["turns"] if "move" in t]
+        nodes = sum(t.get("nodes", 0) for t in turns)  # alpha-beta's, on a seed game's kernel
         log.info(
-            "match %s %s: goals %s; %d moves, %d searched, %d simulations (%d reused from the turn before), "
+            "match %s %s: goals %s; %d moves, %d searched, %d simulations (%d reused from the turn before)%s, "
             "%d late, %d errors",
             m.id_text,
             result,
@@ -656,6 +657,7 @@ class GGPPlayer:
             sum(1 for t in turns if t.get("legal", 1) > 1),
             sum(t.get("simulations", 0) for t in turns),
             sum(t.get("reused", 0) for t in turns),
+            f", {nodes} alpha-beta nodes" if nodes else "",
             sum(1 for t in m.log["turns"] if t.get("late")),
             sum(1 for t in m.log["turns"] if "error" in t),
         )
