@@ -85,10 +85,16 @@ def test_timesteps_with_resume_are_more_steps(tmp_path, monkeypatch):
     monkeypatch.delenv("SB3_LOGDIR", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # SB3's default log folder goes here
     run = tmp_path / "run"
+
+    state = run / "mad_bishops_v0" / "checkpoint.json"
     first = T.train("mad_bishops_v0", run, timesteps=64, **QUIET, **TINY)
-    assert first["timesteps"] == 64 and first["train_cpu_seconds"] > 0
+    assert first["timesteps"] == 64 and json.loads(state.read_text())["train_cpu_seconds"] > 0
+    saved = json.loads(state.read_text())
+    saved["train_cpu_seconds"] = 1000.0  # so that a resumed run's count shows where it started
+    state.write_text(json.dumps(saved))
     second = T.train("mad_bishops_v0", run, timesteps=64, resume=True, **QUIET, **TINY)
-    assert second["timesteps"] == 128 and second["train_cpu_seconds"] > first["train_cpu_seconds"]
+    assert second["timesteps"] == 128 and second["train_cpu_seconds"] >= 1000.0  # counted on, not from 0
+    assert json.loads(state.read_text())["train_cpu_seconds"] > 1000.0
     with open(run / "mad_bishops_v0" / "eval.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["timesteps"]) for r in rows][-1] == 128 and float(rows[-1]["cpu_seconds"]) > 0
