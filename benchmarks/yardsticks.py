@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import asdict, fields
 
 AGENTS = (
     "random",
@@ -47,22 +48,11 @@ def ladder_pairs(n: int) -> list[tuple[int, int]]:
 
 
 def _record_dict(p: int, g: int, r) -> dict:
-    return {
-        "pair": p,
-        "game": g,
-        "white": r.white,
-        "black": r.black,
-        "goals": list(r.goals),
-        "score": r.score,
-        "length": r.length,
-        "truncated": r.truncated,
-        "seconds": r.seconds,
-        "white_seconds": r.white_seconds,
-        "black_seconds": r.black_seconds,
-        "white_moves": r.white_moves,
-        "black_moves": r.black_moves,
-        "actions": [int(a) for a in r.actions],
-    }
+    """A finished game as a JSON line: its pair and game index, and the arena's `GameRecord`
+    (its actions as ids; the moves' text is left out)."""
+    d = {k: v for k, v in asdict(r).items() if k != "moves"}
+    d["actions"] = [int(a) for a in r.actions]
+    return {"pair": p, "game": g, **d}
 
 
 def load(path: str) -> list[dict]:
@@ -101,10 +91,10 @@ def result(env_name: str, specs: list[str], path: str):
     """The arena's `ArenaResult` of the games recorded in ``path``."""
     from ggpzoo.tools.arena import ArenaResult, GameRecord
 
-    fields = {k: v for k, v in GameRecord.__dataclass_fields__.items()}
+    names = {f.name for f in fields(GameRecord)}
     records = []
     for d in load(path):
-        d = {k: v for k, v in d.items() if k in fields}
+        d = {k: v for k, v in d.items() if k in names}
         d["goals"] = tuple(d["goals"])
         records.append(GameRecord(**d))
     games = max(1, len(records) // max(1, len(ladder_pairs(len(specs)))))

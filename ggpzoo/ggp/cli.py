@@ -38,6 +38,7 @@ def _seed(text: str) -> int:
 
 def player_main(argv: list[str] | None = None) -> int:
     from ggpzoo.ggp.player import AGENT_HELP, GGPPlayer, PlayerServer
+    from ggpzoo.ggp.seeds import SEED_SEARCH, SEED_SEARCHES
 
     p = _Parser(
         prog="python -m ggpzoo ggp-player",
@@ -59,8 +60,8 @@ def player_main(argv: list[str] | None = None) -> int:
     )
     p.add_argument(
         "--seed-search",
-        choices=("alphabeta", "gumbel"),
-        default="alphabeta",
+        choices=SEED_SEARCHES,
+        default=SEED_SEARCH,
         help="the search on a seed game's kernel: alpha-beta (default) or the game's shipped AlphaZero "
         "network with Gumbel search",
     )
