@@ -230,3 +230,58 @@ def test_gdl_command_line_numbers(capsys):
         with pytest.raises(SystemExit):
             gdl_main(argv)
         assert text in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- garbage collector
+def test_the_collector_is_off_while_a_sheet_is_read_grounded_and_compiled(monkeypatch):
+    # full collections walk every object the load has made: on a 2M-object sheet they were
+    # half the load time, and each stopped all threads (a GGP player's replies) for 0.7 s
+    import gc
+
+    from ggpzoo.gdl import game as game_mod
+    from ggpzoo.gdl import ground as ground_mod
+    from ggpzoo.gdl import propnet as propnet_mod
+
+    seen = []
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def wrapped(*a, **k):
+            seen.append((name, gc.isenabled()))
+            return real(*a, **k)
+
+        monkeypatch.setattr(module, name, wrapped)
+
+    spy(game_mod, "parse")
+    spy(ground_mod, "ground")
+    spy(propnet_mod, "Propnet")
+    assert gc.isenabled()
+    g = gdl.load(gdl.game_path("tictactoe"))
+    g.propnet()
+    assert sorted(seen) == [("Propnet", False), ("ground", False), ("parse", False)]
+    assert gc.isenabled()  # on again after each step
+
+    gc.disable()  # a collector the caller turned off stays off
+    try:
+        gdl.load(gdl.game_path("tictactoe")).propnet()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_collector_comes_back_after_a_refused_sheet_and_overlapping_loads():
+    import gc
+
+    from ggpzoo.gdl.game import gc_paused
+
+    with pytest.raises(GDLError):
+        gdl.load(BASE + "(<= (goal white ?x) (true (s ?y)))")  # unsafe rule: ?x unbound
+    assert gc.isenabled()
+    a, b = gc_paused(), gc_paused()  # two loads in two threads, the first ends first
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert not gc.isenabled()  # the second load still runs
+    b.__exit__(None, None, None)
+    assert gc.isenabled()
