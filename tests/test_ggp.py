@@ -280,13 +280,42 @@ def test_a_slow_search_still_answers_in_time(monkeypatch):
         assert first["late"] is True and first["move"] == "(mark 3 3)" and "error" not in first
 
 
+def test_the_play_clock_counts_from_the_connection_not_the_end_of_the_message(monkeypatch):
+    # a message that takes a second to arrive has a second less to be answered in
+    deadlines = []
+
+    def fake(self, m, legal, deadline, turn):
+        deadlines.append(deadline)
+        return legal[0], {}
+
+    monkeypatch.setattr(GGPPlayer, "_search", fake)
+    with PlayerServer(GGPPlayer("mcts"), port=0) as server:
+        addr = server.address
+        rules = "(" + _text("tictactoe") + ")"
+        assert post(*addr, f"(START m1 xplayer {rules} {START} 3)") == "ready"
+        body = b"(PLAY m1 NIL)"
+        with socket.create_connection(addr, timeout=5) as s:
+            t0 = time.perf_counter()
+            s.sendall(b"POST / HTTP/1.0\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body[:5]))
+            time.sleep(1.0)
+            s.sendall(body[5:])
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+        assert reply.endswith(b"(mark 1 1)")
+        accepted = deadlines[0] - 3 + clock_margin(3)  # the clock's start, as the player counted it
+        assert t0 - 0.05 < accepted < t0 + 0.5
+        assert post(*addr, "(ABORT m1)") == "aborted"
+    assert not server._server.accepted  # one entry per open connection, none left
+
+
 class _Scripted:
     """A player that answers START with ready and every PLAY with ``reply`` (after ``delay`` s)."""
 
     def __init__(self, reply, delay=0.0):
         self.reply, self.delay = reply, delay
 
-    def handle(self, message):
+    def handle(self, message, received=None):
         msg = parse_message(message)
         if msg.kind == "play":
             time.sleep(self.delay)

@@ -33,6 +33,7 @@ A message for another match than the one being played is answered ``busy``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -239,9 +240,13 @@ class GGPPlayer:
         self._match: _Match | None = None
 
     # ------------------------------------------------------------------ messages
-    def handle(self, message) -> str:
-        """The reply to one message (``str`` or ``bytes``); malformed ones get ``error: REASON``."""
-        received = time.perf_counter()
+    def handle(self, message, received: float | None = None) -> str:
+        """The reply to one message (``str`` or ``bytes``); malformed ones get ``error: REASON``.
+
+        The clocks count from ``received`` (``time.perf_counter()`` seconds; now if not given):
+        the HTTP server passes the moment it accepted the connection, so that time spent
+        reading the message is on the clock too."""
+        received = time.perf_counter() if received is None else min(received, time.perf_counter())
         try:
             msg = parse_message(message)
         except ProtocolError as e:
@@ -674,6 +679,10 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "ggpzoo"
     timeout = READ_TIMEOUT
 
+    def setup(self) -> None:
+        self.accepted = self.server.accepted.pop(self.request.fileno(), None)
+        super().setup()
+
     def _reply(self, text: str, code: int = 200) -> None:
         body = text.encode("utf-8")
         self.send_response(code)
@@ -694,13 +703,13 @@ class _Handler(BaseHTTPRequestHandler):
         n = int(length)
         if n > MAX_MESSAGE_BYTES:
             return self._reply(error_reply(f"message of {n:,} bytes: the limit is {MAX_MESSAGE_BYTES:,}"), 413)
-        self._reply(self.server.player.handle(self.rfile.read(n)))
+        self._reply(self.server.player.handle(self.rfile.read(n), self.accepted))
 
     def do_GET(self) -> None:
         path = self.path[1:] if self.path.startswith("/") else self.path
         if path.startswith("?"):
             path = path[1:]
-        self._reply(self.server.player.handle(urllib.parse.unquote_plus(path)))
+        self._reply(self.server.player.handle(urllib.parse.unquote_plus(path), self.accepted))
 
     def do_OPTIONS(self) -> None:
         self._reply("")
@@ -712,6 +721,19 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def __init__(self, *args, **kwargs):
+        self.accepted: dict[int, float] = {}  # socket fd -> when the connection was accepted
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address) -> None:
+        self.accepted[request.fileno()] = time.perf_counter()
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request) -> None:
+        with contextlib.suppress(OSError):  # a request that failed before its handler read the time
+            self.accepted.pop(request.fileno(), None)
+        super().shutdown_request(request)
 
     def handle_error(self, request, client_address) -> None:
         """A client that hung up before the reply (a server that stopped waiting) is one log
