@@ -263,6 +263,45 @@ def test_seconds_budget_and_exact_path_states():
     assert agent(["(control xplayer)"] + [f"(cell {x} {y} b)" for x in (1, 2, 3) for y in (1, 2, 3)]) in range(9)
 
 
+def test_a_time_budget_shorter_than_a_simulation_runs_one():
+    # the first chunk of a search by the clock is one simulation: on a large sheet one takes
+    # 50 ms, and a first chunk of eight made a GGP player's 1 s reply late
+    agent = MCTSAgent("amazons_v0", seconds=1e-6, seed=0)
+    agent(spec("amazons_v0").new_state(), role=spec("amazons_v0").agents[0])
+    assert agent.last_search["simulations"] == 1
+
+
+def test_a_search_lets_other_threads_run():
+    # the search runs without the GIL: a thread beside it (a GGP player answering the server
+    # when the clock is up) gets the CPU while a long batch of simulations runs
+    import threading
+    import time
+
+    agent = MCTSAgent("amazons_v0", simulations=400, seed=0)
+    state, role = spec("amazons_v0").new_state(), spec("amazons_v0").agents[0]
+    agent(state, role=role)  # compiled and timed once
+    took = agent.last_search["seconds"]
+    gaps, stop = [], threading.Event()
+
+    def tick():
+        last = time.perf_counter()
+        while not stop.is_set():
+            time.sleep(0.002)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        agent(state, role=role)  # one call into the search: 400 simulations
+    finally:
+        stop.set()
+        t.join()
+    assert took > 0.2, took  # long enough for the check to mean something
+    assert max(gaps) < took / 2, (max(gaps), took)
+
+
 def test_plays_an_env_of_another_load_of_the_same_sheet():
     g = game("tictactoe")
     env = gdl.raw_env(gdl.load(gdl.game_path("tictactoe")))

@@ -347,7 +347,7 @@ def _ov_duct_block(game, board, aux, T, W, rl, counts, eint, estat, n_edges):
     return impl
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # without the GIL: a thread beside the search (a GGP player's reply) is not held up
 def _search(
     game, root_board, root_aux, T, W, nodes, stats, ext, eint, estat, n_edges, n_nodes, simulations, c, seed,
     max_rollout, kind, max_legal, n_roles,
@@ -780,7 +780,7 @@ class MCTSAgent(_ProtocolAgent):
             n_nodes, done = search(max(kept, 1), self.simulations)
         else:
             deadline = start + self.seconds
-            n_nodes, done, chunk = max(kept, 1), 0, 8
+            n_nodes, done, chunk = max(kept, 1), 0, 1  # one simulation first: on a large sheet it can take 50 ms
             while True:
                 t0 = time.perf_counter()
                 if n_nodes + chunk > self._nodes.shape[0]:  # grow the tables, keeping the tree
