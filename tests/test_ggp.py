@@ -261,6 +261,39 @@ def test_exact_path_when_the_network_is_not_ready(monkeypatch):
     assert not any(e for turn in rec["errors"] for e in turn), rec["errors"]
 
 
+def test_no_network_is_built_for_a_match_that_has_ended(monkeypatch):
+    # a sheet still grounding when its match ends is not compiled: the CPU goes to the next match
+    import threading
+
+    from ggpzoo.gdl.game import Game
+
+    warm_up()
+    release, started, built = threading.Event(), threading.Event(), []
+    real_grounding, real_propnet = Game.grounding, Game.propnet
+
+    def slow_grounding(self):
+        if threading.current_thread().name == "ggp-load":
+            started.set()
+            release.wait(60)
+        return real_grounding(self)
+
+    def counted_propnet(self):
+        built.append(self)
+        return real_propnet(self)
+
+    monkeypatch.setattr(Game, "grounding", slow_grounding)
+    monkeypatch.setattr(Game, "propnet", counted_propnet)
+    player = GGPPlayer("mcts", seed=0, seeds=False)
+    rules = "(" + _text("tictactoe") + ")"
+    assert player.handle(f"(START m1 xplayer {rules} 1 1)") == "ready"  # in time, the sheet still grounding
+    assert started.wait(60)
+    m = player._match
+    assert player.handle("(ABORT m1)") == "aborted"
+    release.set()
+    assert m.compile_done.wait(60)
+    assert built == [] and m.compile_error == "not built: the match ended first"
+
+
 def test_a_slow_search_still_answers_in_time(monkeypatch):
     def slow(self, m, legal, deadline, turn):
         time.sleep(PLAY * 3)

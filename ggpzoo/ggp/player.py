@@ -300,7 +300,8 @@ class GGPPlayer:
         """Read the sheet (the exact path's Game), then read it again and ground that copy
         into a network, grounding for at most the start clock left (at least
         `MIN_GROUND_SECONDS` of CPU time; building the network may take about as long again). The match thread uses the
-        first copy only, so the exact path plays while the network is being built."""
+        first copy only, so the exact path plays while the network is being built. A match that
+        has ended by the time the grounding does gets no network (the build is not started)."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingTooLarge
 
@@ -321,6 +322,11 @@ class GGPPlayer:
             budget = max(MIN_GROUND_SECONDS, deadline - time.perf_counter())
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
+                if not m.over:
+                    net_game.grounding()
+                if m.over:  # a network no one will play: the CPU goes to the next match
+                    m.compile_error = "not built: the match ended first"
+                    return
                 net_game.propnet()
                 Machine(net_game, "compiled").legal(net_game.propnet().init)
                 m.compiled = net_game
