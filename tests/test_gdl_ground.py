@@ -322,3 +322,24 @@ def test_the_exact_paths_join_order_does_not_depend_on_grounding():
     for _ in range(3):
         s = m.next(s, [int(ids[0]) for ids in m.legal(s)])
     assert m.fluents(s)
+
+
+def test_a_grounding_stops_when_its_caller_says_so():
+    import pytest
+
+    from ggpzoo.gdl.ground import GroundingStopped, GroundingTooLarge, ground
+
+    g = gdl.load(gdl.game_path("breakthrough"))
+    with pytest.raises(GroundingStopped, match="no longer wants"):
+        ground(g.program, g.roles, stop=lambda: True)
+    calls = [0]
+
+    def later():  # true from the third check on: stopped in the middle
+        calls[0] += 1
+        return calls[0] > 2
+
+    with pytest.raises(GroundingStopped):
+        g.grounding(stop=later)
+    assert issubclass(GroundingStopped, GroundingTooLarge) and calls[0] == 3
+    full = g.grounding(stop=lambda: False)  # a stopped grounding is not remembered as a failure
+    assert len(full.fluents) == len(gdl.load(gdl.game_path("breakthrough")).grounding().fluents) > 0

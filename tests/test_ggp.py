@@ -262,20 +262,26 @@ def test_exact_path_when_the_network_is_not_ready(monkeypatch):
 
 
 def test_no_network_is_built_for_a_match_that_has_ended(monkeypatch):
-    # a sheet still grounding when its match ends is not compiled: the CPU goes to the next match
+    # a sheet still grounding when its match ends stops grounding and is not compiled: the
+    # CPU goes to the next match
     import threading
 
     from ggpzoo.gdl.game import Game
+    from ggpzoo.ggp.player import ENDED_FIRST
 
     warm_up()
-    release, started, built = threading.Event(), threading.Event(), []
+    release, started, built, raised = threading.Event(), threading.Event(), [], []
     real_grounding, real_propnet = Game.grounding, Game.propnet
 
-    def slow_grounding(self):
+    def slow_grounding(self, stop=None):
         if threading.current_thread().name == "ggp-load":
             started.set()
             release.wait(60)
-        return real_grounding(self)
+        try:
+            return real_grounding(self, stop=stop)
+        except Exception as e:
+            raised.append(type(e).__name__)
+            raise
 
     def counted_propnet(self):
         built.append(self)
@@ -291,7 +297,8 @@ def test_no_network_is_built_for_a_match_that_has_ended(monkeypatch):
     assert player.handle("(ABORT m1)") == "aborted"
     release.set()
     assert m.compile_done.wait(60)
-    assert built == [] and m.compile_error == "not built: the match ended first"
+    assert raised == ["GroundingStopped"]  # the grounding in progress stopped
+    assert built == [] and m.compile_error == ENDED_FIRST
 
 
 def test_a_slow_search_still_answers_in_time(monkeypatch):

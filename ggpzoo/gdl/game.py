@@ -213,21 +213,25 @@ class Game:
         return frozenset(a[1] for a in store[NEXT].items) if NEXT in store else frozenset()
 
     # ------------------------------------------------------------------ fixed spaces
-    def grounding(self):
+    def grounding(self, stop=None):
         """The relaxed grounding (`ggpzoo.gdl.ground`), computed once.
 
         A grounding that ran past ``ground_time_limit`` raises
         `GroundingTooLarge`, and raises it again at once on later
-        calls (until ``ground_time_limit`` is raised) instead of trying for as long again."""
+        calls (until ``ground_time_limit`` is raised) instead of trying for as long again.
+        ``stop`` (a function of no arguments) ends a grounding in progress with
+        `GroundingStopped` when it returns true; a later call starts again."""
         if self._grounding is None:
-            from ggpzoo.gdl.ground import GroundingTooLarge, ground
+            from ggpzoo.gdl.ground import GroundingStopped, GroundingTooLarge, ground
 
             failed = self._grounding_failed
             if failed is not None and self.ground_time_limit <= failed[0]:
                 raise failed[1]
             try:
                 with gc_paused():
-                    self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit)
+                    self._grounding = ground(self.program, self.roles, time_limit=self.ground_time_limit, stop=stop)
+            except GroundingStopped:
+                raise
             except GroundingTooLarge as e:
                 if not self.program.static_facts(("input", 2)):
                     e = GroundingTooLarge(

@@ -35,7 +35,7 @@ import time
 from ggpzoo.gdl.logic import _EMPTY, DOES, TRUE, Program, _atom_of, _Compiled, _leaves, _Rel, substituter
 from ggpzoo.gdl.syntax import GDLError, Rule, is_var, relation, sort_key, variables
 
-__all__ = ["Grounding", "GroundingTooLarge", "ground"]
+__all__ = ["Grounding", "GroundingStopped", "GroundingTooLarge", "ground"]
 
 
 # A rule's rewritten instances (see decompose) replace its own when they save this many:
@@ -46,6 +46,10 @@ MIN_SAVED = 10_000
 
 class GroundingTooLarge(GDLError):
     """Grounding went past its time or size bound."""
+
+
+class GroundingStopped(GroundingTooLarge):
+    """Grounding stopped because its caller's ``stop()`` said so (the result was no longer wanted)."""
 
 
 class Grounding:
@@ -188,8 +192,12 @@ def decompose(rule: Rule, dynamic, fresh, _root: str | None = None) -> list[Rule
     return out + [Rule(rule.head, tuple(body), rule.line)]
 
 
-def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3_000_000) -> Grounding:
-    """The relaxed model of ``program`` and its rule instances (see the module docstring)."""
+def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3_000_000, stop=None) -> Grounding:
+    """The relaxed model of ``program`` and its rule instances (see the module docstring).
+
+    ``stop``: a function of no arguments, called where the budget is checked (at the start,
+    after each rule and every 4,096 solutions of a join); when it returns true, grounding
+    ends with `GroundingStopped`."""
     t0 = time.perf_counter()
     c0 = time.thread_time()
     dyn_rules = [cr for rel, crs in program._relaxed.items() if rel in program.dynamic for cr in crs]
@@ -244,6 +252,8 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         return r
 
     def check_budget():
+        if stop is not None and stop():
+            raise GroundingStopped("grounding stopped: its caller no longer wants the result")
         if time.thread_time() - c0 > time_limit:
             raise GroundingTooLarge(
                 f"grounding stopped after {time_limit:g} s of CPU time ({count[0]:,} facts so far): the game is too "
@@ -252,6 +262,7 @@ def ground(program: Program, roles, time_limit: float = 60.0, max_facts: int = 3
         if count[0] > max_facts:
             raise GroundingTooLarge(f"grounding stopped at {max_facts:,} facts: the game is too large to ground")
 
+    check_budget()
     for _cr, aux, _main in groups:
         for a in aux:
             if a.rel[0] in guards:

@@ -87,6 +87,8 @@ def clock_margin(clock: float) -> float:
     return min(1.0, 0.1 + 0.1 * clock)
 
 
+ENDED_FIRST = "not built: the match ended first"  # why a match has no network when it ended during the build
+
 _WARM = threading.Lock()
 _warmed = False
 
@@ -300,10 +302,10 @@ class GGPPlayer:
         """Read the sheet (the exact path's Game), then read it again and ground that copy
         into a network, grounding for at most the start clock left (at least
         `MIN_GROUND_SECONDS` of CPU time; building the network may take about as long again). The match thread uses the
-        first copy only, so the exact path plays while the network is being built. A match that
-        has ended by the time the grounding does gets no network (the build is not started)."""
+        first copy only, so the exact path plays while the network is being built. When the
+        match ends first, the grounding stops and the network is not built."""
         from ggpzoo import gdl
-        from ggpzoo.gdl.ground import GroundingTooLarge
+        from ggpzoo.gdl.ground import GroundingStopped, GroundingTooLarge
 
         try:
             try:
@@ -323,13 +325,15 @@ class GGPPlayer:
             try:
                 net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
                 if not m.over:
-                    net_game.grounding()
+                    net_game.grounding(stop=lambda: m.over)
                 if m.over:  # a network no one will play: the CPU goes to the next match
-                    m.compile_error = "not built: the match ended first"
+                    m.compile_error = ENDED_FIRST
                     return
                 net_game.propnet()
                 Machine(net_game, "compiled").legal(net_game.propnet().init)
                 m.compiled = net_game
+            except GroundingStopped:
+                m.compile_error = ENDED_FIRST
             except GroundingTooLarge as e:
                 m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
             except Exception as e:  # noqa: BLE001 - the exact path plays it
