@@ -301,6 +301,35 @@ def test_no_network_is_built_for_a_match_that_has_ended(monkeypatch):
     assert built == [] and m.compile_error == ENDED_FIRST
 
 
+def test_a_match_keeps_the_collector_off_its_sheet_and_the_next_start_collects():
+    # what a match loads is frozen (no full collection walks it during the match); the next
+    # START collects the garbage left from before, on its start clock
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    player = GGPPlayer("legal", seeds=False)
+    rules = "(" + _text("tictactoe") + ")"
+    junk = Cycle()
+    junk.me = junk
+    gone = weakref.ref(junk)
+    try:
+        assert player.handle(f"(START m1 xplayer {rules} 5 1)") == "ready"
+        assert player._match.compile_done.wait(60)
+        assert gc.get_freeze_count() > 0
+        del junk  # garbage now, but frozen: a collection does not see it
+        gc.collect()
+        assert gone() is not None
+        assert player.handle("(ABORT m1)") == "aborted"
+        assert player.handle(f"(START m2 xplayer {rules} 5 1)") == "ready"
+        assert player._match.compile_done.wait(60)
+        assert gone() is None  # collected when the second match started
+    finally:
+        gc.unfreeze()
+
+
 def test_a_slow_search_still_answers_in_time(monkeypatch):
     def slow(self, m, legal, deadline, turn):
         time.sleep(PLAY * 3)
