@@ -396,6 +396,20 @@ def test_incremental_playouts_play_the_games_of_full_evaluation(name):
     assert inc[0] == full[0] and np.array_equal(inc[2], full[2])
 
 
+@pytest.mark.parametrize("sheet", ["breakthrough", "skirmish_endgame"])
+def test_the_pending_fluents_and_a_comparison_of_every_fluent_play_the_same_games(sheet):
+    """A network that keeps the list of the fluents the next move changes (``track_next``)
+    and one that compares every fluent at each move play the same random games."""
+    from ggpzoo.gdl.propnet import Propnet, random_playouts
+
+    g = gdl.load(gdl.game_path(sheet))
+    kept, compared = Propnet(g, track_next=True), Propnet(g, track_next=False)
+    assert kept.track_next and not compared.track_next
+    a, b = random_playouts(kept, 10, seed=3), random_playouts(compared, 10, seed=3)
+    assert a[0] == b[0] > 100 and np.array_equal(a[2], b[2])
+    assert _lockstep(g, 2, seed=5) > 30  # and the default network agrees with the exact path
+
+
 @pytest.mark.parametrize("live", [False, True])
 def test_incremental_playouts_leave_consistent_counters(live):
     """After many random games (each from the snapshot) the propagated values, counters and
@@ -414,6 +428,12 @@ def test_incremental_playouts_leave_consistent_counters(live):
     for p in ("vals", "cur", "sat", "cnt"):
         assert np.array_equal(got[part[p]], fresh[part[p]]), p
     na, nl = net.n_atoms, len(net.legal_atom)
+    # the pending fluents: those whose next atom's value differs from their current value
+    cur, got_vals = got[part["cur"]], got[part["vals"]].view(np.uint8)[:na]
+    nexts = [int(got_vals[a]) if a >= 0 else 0 for a in net.next_of]
+    pend = got[part["pend"]]
+    assert net.track_next  # breakthrough's 130 fluents: a network that keeps the list
+    assert sorted(pend[1 : 1 + pend[0]]) == [f for f in range(len(cur)) if nexts[f] != cur[f]]
     live_got, live_new, vals = got[part["live"]], fresh[part["live"]], fresh[part["vals"]].view(np.uint8)[:na]
     if live:  # the same set of true legal atoms, maybe in another order
         n = live_new[0]

@@ -234,14 +234,19 @@ def test_random_sheets_read_the_same_on_both_paths_and_the_reference(text, seed)
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(text=sheets(), seed=st.integers(0, 2**16))
 def test_random_sheets_read_the_same_with_every_network_optimisation_forced(text, seed):
-    """The same with shared literals factored out of any two rules and the does atoms held
-    between moves (both off by their bounds on such small sheets)."""
+    """The same with shared literals factored out of any two rules, the does atoms held
+    between moves and the list of the fluents a move changes kept (all off by their bounds
+    on such small sheets)."""
     from unittest import mock
 
     from ggpzoo.gdl import propnet
 
-    with mock.patch.object(propnet, "FACTOR_MIN_RULES", 2), mock.patch.object(propnet, "HOLD_MIN_DOES_OR", 0):
+    with (
+        mock.patch.object(propnet, "FACTOR_MIN_RULES", 2),
+        mock.patch.object(propnet, "HOLD_MIN_DOES_OR", 0),
+        mock.patch.object(propnet, "PEND_MIN_FLUENTS", 0),
+    ):
         game = gdl.load(text)
         net = game.propnet()
-        assert net.hold_does == net.incremental
+        assert net.hold_does == net.incremental == net.track_next
         _lockstep(game, Reference(text, ORDER), seed=seed, games=2, backends=("compiled",))

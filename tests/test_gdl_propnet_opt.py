@@ -91,10 +91,11 @@ def test_held_does_atoms_stay_on_between_moves_and_answer_the_same(hold):
     assert a[0] == b[0] and np.array_equal(a[2], b[2])
 
 
-def test_a_holding_network_counts_as_a_recount_from_scratch():
-    """After many random games, a holding network's values and counters equal a reset at
-    its state with the held does atoms turned on again."""
-    net = Propnet(gdl.load(SHEET), hold_does=True)
+@pytest.mark.parametrize("track_next", [False, True])
+def test_a_holding_network_counts_as_a_recount_from_scratch(track_next):
+    """After many random games, a holding network's values, counters and pending fluents
+    equal a reset at its state with the held does atoms turned on again."""
+    net = Propnet(gdl.load(SHEET), hold_does=True, track_next=track_next)
     T, W = net.tables, net.work()
     assert kernel.playouts(T, W, 50, 7, 1000)[2] == kernel.OK
     part = {p: slice(T[kernel.WORK + 2 * i], T[kernel.WORK + 2 * i] + T[kernel.WORK + 2 * i + 1])
@@ -108,11 +109,24 @@ def test_a_holding_network_counts_as_a_recount_from_scratch():
     vals = kernel._vals(T, fresh)
     for a in held:
         assert kernel._flip(
-            vals, a, 1, fresh[part["stack"]], net.fan_start, net.fan_rule, kernel.table(T, kernel.LIVE_INDEX),
-            fresh[part["live"]], net.rule_head, fresh[part["sat"]], fresh[part["cnt"]],
+            vals, a, 1, fresh[part["stack"]], net.fan_start, net.fan_rule, kernel.table(T, kernel.ATOM_TAG),
+            fresh[part["live"]], net.rule_head, fresh[part["sat"]], fresh[part["cnt"]], fresh[part["pend"]],
         )  # fmt: skip
     for p in ("vals", "cur", "sat", "cnt"):
         assert np.array_equal(W[part[p]], fresh[part[p]]), p
+    assert _pending(W[part["pend"]]) == _pending(fresh[part["pend"]])
+
+
+def _pending(pend):
+    """The pending fluents of a work area's ``pend`` part (a list in any order), checked
+    against their positions."""
+    if len(pend) == 0:
+        return []
+    nf = (len(pend) - 1) // 2
+    listed = [int(f) for f in pend[1 : 1 + pend[0]]]
+    assert [pend[1 + nf + f] for f in listed] == list(range(len(listed)))
+    assert sum(pend[1 + nf :] >= 0) == len(listed)
+    return sorted(listed)
 
 
 @pytest.mark.parametrize("hold", [False, True])

@@ -47,8 +47,6 @@ from ggpzoo.engine.dispatch import (
     role_legal,
     start,
     status,
-    step,
-    step_joint,
     step_joint_status,
     step_status,
 )
@@ -463,22 +461,23 @@ def _play_batch(
         ids = np.zeros(num_roles, np.int32)
         s = stream(seed, g)
         c = start(game, board, aux, T, W, variant)
-        while c == 0:
-            n = status(game, board, aux, T, W, legal, goals)
+        n = status(game, board, aux, T, W, legal, goals) if c == 0 else c
+        while True:  # each move and the status after it in one call (a sheet judges each state once)
             if n < SIMULTANEOUS:
                 c = n
-            elif n == OVER or (max_steps > 0 and aux[STEP] >= max_steps):
                 break
-            elif n == SIMULTANEOUS:
+            if n == OVER or (max_steps > 0 and aux[STEP] >= max_steps):
+                break
+            if n == SIMULTANEOUS:
                 for r in range(num_roles):
                     s, ids[r] = _random_legal(lx, role_legal(game, board, aux, T, W, r, lx), s)
-                c = step_joint(game, board, aux, T, W, ids)
+                n = step_joint_status(game, board, aux, T, W, ids, legal, goals)
             else:
                 if policies[aux[ROLE]] == 0:
                     s, a = _random_legal(legal, n, s)
                 else:
                     s, a = greedy_legal(game, board, aux, T, W, legal, n, s, b, x, lx, gx)
-                c = step(game, board, aux, T, W, a)
+                n = step_status(game, board, aux, T, W, a, legal, goals)
         codes[g] = c
         for r in range(num_roles):
             goals_out[g, r] = goals[r]

@@ -7,7 +7,8 @@ A sheet's network (`ggpzoo.gdl.propnet.Propnet`) is two plain ``int32`` arrays:
 * ``W``, one game's **work area** (``net.work()``): the network's values at that game's
   state and, for a propagating network, its rule and atom counters, its list of true legal
   atoms, the does atoms it holds (a network that keeps the last joint move's does atoms on
-  between moves, ``net.hold_does``) and its propagation scratch.
+  between moves, ``net.hold_does``), the fluents whose next value differs from their value
+  (so that a move flips them without a pass over every fluent) and its propagation scratch.
 
 Every function below takes ``(T, W, state)`` (``state``: ``uint8`` over ``net.fluents``),
 so every sheet runs the same machine code, compiled once and cached; many games of one
@@ -101,8 +102,8 @@ W_KEEP = 8  # restart copies the snapshot over W[:W_KEEP] (the parts before "dif
 # Parts of the work area: (offset, length) at header slot WORK + 2 * part (the values are a
 # byte per atom, four to an int32).
 WORK = 16
-WORK_PARTS = ("vals", "cur", "live", "sat", "cnt", "held", "diff", "out", "counts", "ids", "stack")
-W_VALS, W_CUR, W_LIVE, W_SAT, W_CNT, W_HELD, W_DIFF, W_OUT, W_COUNTS, W_IDS, W_STACK = range(len(WORK_PARTS))
+WORK_PARTS = ("vals", "cur", "live", "sat", "cnt", "held", "pend", "diff", "out", "counts", "ids", "stack")
+W_VALS, W_CUR, W_LIVE, W_SAT, W_CNT, W_HELD, W_PEND, W_DIFF, W_OUT, W_COUNTS, W_IDS, W_STACK = range(len(WORK_PARTS))
 # Tables: (offset, length) at header slot TAB + 2 * table.
 TAB = WORK + 2 * len(WORK_PARTS)
 _PHASE = ("order", "rstart", "rend", "lstart", "lend", "lits", "gstart", "gend", "gcyc")
@@ -127,7 +128,7 @@ TABLES = (
         "rule_head",
         "rule_start",  # each rule's literals (for counting from scratch)
         "rule_lits",
-        "live_index",  # per atom: its index among the legal atoms if the live list holds it, else -1
+        "atom_tag",  # per atom: its live list index (>= 0), -2 - f for fluent f's next atom, else -1
         "init",  # the initial state
         "snap",  # the work area at the initial state (W[:W_KEEP])
         "obs_src",  # per observation column (the sheet's base set): its fluent in the state, or -1
@@ -169,7 +170,7 @@ TABLES = (
     RULE_HEAD,
     RULE_START,
     RULE_LITS,
-    LIVE_INDEX,
+    ATOM_TAG,
     INIT,
     SNAP,
     OBS_SRC,
@@ -262,14 +263,42 @@ def _eval(vals, T, base):
 
 
 @njit(cache=True)
-def _flip(vals, a0, v0, stack, fan_start, fan_rule, live_index, live, rule_head, rule_missing, atom_cnt):
+def _toggle(pend, f):
+    """Fluent ``f`` into the pending list ``pend`` if it is not there, else out of it.
+
+    ``pend`` is ``[count | list (F) | position of each fluent in the list, or -1 (F)]``: the
+    fluents whose next atom's value differs from their ``cur`` value (the fluents the next
+    move changes, kept up to date as atoms flip), in a network with at least
+    ``propnet.PEND_MIN_FLUENTS`` fluents; empty in a smaller one, whose moves compare every
+    fluent instead. Not inlined: in `_flip()`'s loop it made tic-tac-toe 2x slower."""
+    nf = (pend.shape[0] - 1) // 2
+    p = pend[1 + nf + f]
+    if p < 0:
+        q = pend[0]
+        pend[1 + q] = f
+        pend[1 + nf + f] = q
+        pend[0] = q + 1
+    else:  # the last one takes its place
+        last = pend[0] - 1
+        moved = pend[1 + last]
+        pend[1 + p] = moved
+        pend[1 + nf + moved] = p
+        pend[1 + nf + f] = -1
+        pend[0] = last
+
+
+@njit(cache=True)
+def _flip(
+    vals, a0, v0, stack, fan_start, fan_rule, tag, live, rule_head, rule_missing, atom_cnt, pend
+):  # fmt: skip
     """Set input atom ``a0`` to ``v0`` and propagate. Returns False if the stack overflowed.
 
     ``fan_rule[k]`` is ``rule * 2 + negated`` for each literal that reads atom ``a``;
     ``rule_missing[r]`` counts the unsatisfied literals of rule ``r`` (true at 0) and
     ``atom_cnt[h]`` the true rules of atom ``h``. ``live`` is ``[count | L | list (L) |
     position of each legal index in the list (L)]``: the list of true legal atoms (those
-    whose ``live_index`` is not -1), kept up to date."""
+    whose ``tag`` is not negative), kept up to date; ``pend`` the pending fluents
+    (`_toggle()`), a fluent toggled as its next atom (``tag`` -2 - fluent) flips."""
     if vals[a0] == v0:
         return True
     vals[a0] = v0
@@ -300,7 +329,7 @@ def _flip(vals, a0, v0, stack, fan_start, fan_rule, live_index, live, rule_head,
             nv = 1 if c > 0 else 0
             if nv != vals[h]:
                 vals[h] = nv
-                li = live_index[h]
+                li = tag[h]
                 if li >= 0:  # a legal atom: add it to / remove it from the live list
                     nl = live[1]
                     if nv:
@@ -315,6 +344,8 @@ def _flip(vals, a0, v0, stack, fan_start, fan_rule, live_index, live, rule_head,
                         live[2 + q] = moved
                         live[2 + nl + moved] = q
                         live[0] = last
+                elif li < -1:  # a next atom: its fluent's next value changed
+                    _toggle(pend, -2 - li)
                 if top >= cap:
                     return False
                 stack[top] = h * 2 + nv
@@ -336,14 +367,16 @@ def sync(T, W, state):
     cur = _part(T, W, W_CUR)
     stack, fan_start, fan_rule = _part(T, W, W_STACK), table(T, FAN_START), table(T, FAN_RULE)
     live, rule_head, sat, cnt = _part(T, W, W_LIVE), table(T, RULE_HEAD), _part(T, W, W_SAT), _part(T, W, W_CNT)
-    live_index = table(T, LIVE_INDEX)
+    tag, pend = table(T, ATOM_TAG), _part(T, W, W_PEND)
     ok = True
     for i in range(state.shape[0]):
         if state[i] != cur[i]:
             cur[i] = state[i]
+            if pend.shape[0]:
+                _toggle(pend, i)
             if not _flip(
-                vals, true_ids[i], state[i], stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt
-            ):
+                vals, true_ids[i], state[i], stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend
+            ):  # fmt: skip
                 ok = False
     return ok
 
@@ -493,12 +526,19 @@ def play(T, W, state, ids):
             a = next_of[f]
             state[f] = vals[a] if a >= 0 else 0
         return True
-    held = _part(T, W, W_HELD)
+    held, pend = _part(T, W, W_HELD), _part(T, W, W_PEND)
+    if pend.shape[0] > 0:
+        return _play_pend(
+            vals, state, ids, does, width, pend, table(T, TRUE_IDS), _part(T, W, W_CUR), _part(T, W, W_DIFF),
+            _part(T, W, W_STACK), table(T, FAN_START), table(T, FAN_RULE), table(T, ATOM_TAG), _part(T, W, W_LIVE),
+            table(T, RULE_HEAD), _part(T, W, W_SAT), _part(T, W, W_CNT), held,
+        )  # fmt: skip
     if held.shape[0] > 0:
         return _play_held(
-            vals, state, ids, does, width, next_of, table(T, TRUE_IDS), _part(T, W, W_CUR), _part(T, W, W_DIFF),
-            _part(T, W, W_STACK), table(T, FAN_START), table(T, FAN_RULE), table(T, LIVE_INDEX), _part(T, W, W_LIVE),
-            table(T, RULE_HEAD), _part(T, W, W_SAT), _part(T, W, W_CNT), held,
+            vals, state, ids, does, width, next_of, pend, table(T, TRUE_IDS),
+            _part(T, W, W_CUR), _part(T, W, W_DIFF), _part(T, W, W_STACK), table(T, FAN_START), table(T, FAN_RULE),
+            table(T, ATOM_TAG), _part(T, W, W_LIVE), table(T, RULE_HEAD), _part(T, W, W_SAT), _part(T, W, W_CNT),
+            held,
         )  # fmt: skip
     return _play_a(
         vals,
@@ -507,13 +547,14 @@ def play(T, W, state, ids):
         does,
         width,
         next_of,
+        pend,
         table(T, TRUE_IDS),
         _part(T, W, W_CUR),
         _part(T, W, W_DIFF),
         _part(T, W, W_STACK),
         table(T, FAN_START),
         table(T, FAN_RULE),
-        table(T, LIVE_INDEX),
+        table(T, ATOM_TAG),
         _part(T, W, W_LIVE),
         table(T, RULE_HEAD),
         _part(T, W, W_SAT),
@@ -523,17 +564,17 @@ def play(T, W, state, ids):
 
 @njit(cache=True)
 def _play_a(
-    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live_index, live,
-    rule_head, sat, cnt,
+    vals, state, ids, does, width, next_of, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag,
+    live, rule_head, sat, cnt,
 ):  # fmt: skip
     """`play()` of a propagating network on the arrays themselves."""
     ok = True
     for r in range(ids.shape[0]):
         a = does[r * width + ids[r]]
         if a >= 0:
-            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
-    # The fluents whose next value differs, read while the does atoms are on (one pass, no
-    # next-state vector), flipped in fluent order once they are off.
+            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
+    # The fluents whose next value differs, taken from the pending list while the does atoms
+    # are on, flipped in fluent order once they are off.
     nd = 0
     for f in range(next_of.shape[0]):
         a = next_of[f]
@@ -546,20 +587,20 @@ def _play_a(
     for r in range(ids.shape[0]):
         a = does[r * width + ids[r]]
         if a >= 0:
-            ok &= _flip(vals, a, 0, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
+            ok &= _flip(vals, a, 0, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
     for j in range(nd):
         f = diff[j]
         v = 1 - state[f]
         state[f] = v
         cur[f] = v
-        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
+        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
     return ok
 
 
 @njit(cache=True)
 def _play_held(
-    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule, live_index, live,
-    rule_head, sat, cnt, held,
+    vals, state, ids, does, width, next_of, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag,
+    live, rule_head, sat, cnt, held,
 ):  # fmt: skip
     """`_play_a()` of a network that holds its does atoms (``held``: the does atom of each
     role's last move, -1 for none).
@@ -574,12 +615,12 @@ def _play_held(
     for r in range(n_roles):
         a = does[r * width + ids[r]]
         if a >= 0 and a != held[r]:
-            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
+            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
     for r in range(n_roles):
         a = does[r * width + ids[r]]
         h = held[r]
         if h >= 0 and h != a:
-            ok &= _flip(vals, h, 0, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
+            ok &= _flip(vals, h, 0, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
         held[r] = a
     nd = 0
     for f in range(next_of.shape[0]):
@@ -595,7 +636,52 @@ def _play_held(
         v = 1 - state[f]
         state[f] = v
         cur[f] = v
-        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, live_index, live, rule_head, sat, cnt)
+        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
+    return ok
+
+
+@njit(cache=True)
+def _play_pend(
+    vals, state, ids, does, width, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag, live, rule_head, sat,
+    cnt, held,
+):  # fmt: skip
+    """`_play_a()` (``held`` empty) or `_play_held()` of a network that keeps the list of
+    pending fluents (`_toggle()`): the fluents the move changes are read from the list
+    instead of by comparing every fluent. (Separate from the two: the same choice inside
+    them made tic-tac-toe's moves, which compare their 29 fluents, 15% slower.)"""
+    ok = True
+    hold = held.shape[0] > 0
+    for r in range(ids.shape[0]):
+        a = does[r * width + ids[r]]
+        if a >= 0 and not (hold and a == held[r]):
+            ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
+    if hold:
+        for r in range(ids.shape[0]):
+            a = does[r * width + ids[r]]
+            h = held[r]
+            if h >= 0 and h != a:
+                ok &= _flip(vals, h, 0, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
+            held[r] = a
+    nd = pend[0]  # the pending fluents, ascending (a handful: an insertion sort)
+    for j in range(nd):
+        f = pend[1 + j]
+        k = j - 1
+        while k >= 0 and diff[k] > f:
+            diff[k + 1] = diff[k]
+            k -= 1
+        diff[k + 1] = f
+    if not hold:
+        for r in range(ids.shape[0]):
+            a = does[r * width + ids[r]]
+            if a >= 0:
+                ok &= _flip(vals, a, 0, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
+    for j in range(nd):
+        f = diff[j]
+        v = 1 - state[f]
+        state[f] = v
+        cur[f] = v
+        _toggle(pend, f)
+        ok &= _flip(vals, true_ids[f], v, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
     return ok
 
 
@@ -660,6 +746,14 @@ def reset(T, W, state):
     for i in range(state.shape[0]):
         cur[i] = state[i]
     _part(T, W, W_HELD)[:] = -1
+    pend, next_of = _part(T, W, W_PEND), table(T, NEXT_OF)
+    if pend.shape[0]:
+        pend[0] = 0
+        pend[1 + next_of.shape[0] :] = -1
+        for f in range(next_of.shape[0]):
+            a = next_of[f]
+            if (vals[a] if a >= 0 else 0) != cur[f]:
+                _toggle(pend, f)
     rule_head, rule_start, rule_lits = table(T, RULE_HEAD), table(T, RULE_START), table(T, RULE_LITS)
     sat, cnt = _part(T, W, W_SAT), _part(T, W, W_CNT)
     cnt[:] = 0
@@ -734,10 +828,11 @@ def _playouts_inc(T, W, n_games, max_steps, state, out, counts, ids, g, goal_sum
     fan_start, fan_rule, rule_head = table(T, FAN_START), table(T, FAN_RULE), table(T, RULE_HEAD)
     legal_atom, legal_role, legal_id = table(T, LEGAL_ATOM), table(T, LEGAL_ROLE), table(T, LEGAL_ID)
     gs, lguard, guard_lits = table(T, GUARD_START), table(T, LGUARD), table(T, GUARD_LITS)
-    does, next_of, true_ids, live_index = table(T, DOES), table(T, NEXT_OF), table(T, TRUE_IDS), table(T, LIVE_INDEX)
+    does, true_ids, tag, pend = table(T, DOES), table(T, TRUE_IDS), table(T, ATOM_TAG), _part(T, W, W_PEND)
+    next_of = table(T, NEXT_OF)
     use_live, width, t_atom = T[USE_LIVE], T[MAX_LEGAL], T[TERMINAL_ATOM]
     n_roles = counts.shape[0]
-    hold = held.shape[0] > 0
+    hold, pending = held.shape[0] > 0, pend.shape[0] > 0
     steps = 0
     for _ in range(n_games):
         restart(T, W, state)  # W at the initial state
@@ -753,15 +848,20 @@ def _playouts_inc(T, W, n_games, max_steps, state, out, counts, ids, g, goal_sum
                 break
             for r in range(n_roles):
                 ids[r] = out[r, 0] if counts[r] == 1 else out[r, np.random.randint(counts[r])]
-            if hold:
+            if pending:
+                ok = _play_pend(
+                    vals, state, ids, does, width, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag,
+                    live, rule_head, sat, cnt, held,
+                )  # fmt: skip
+            elif hold:
                 ok = _play_held(
-                    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule,
-                    live_index, live, rule_head, sat, cnt, held,
+                    vals, state, ids, does, width, next_of, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag,
+                    live, rule_head, sat, cnt, held,
                 )  # fmt: skip
             else:
                 ok = _play_a(
-                    vals, state, ids, does, width, next_of, true_ids, cur, diff, stack, fan_start, fan_rule,
-                    live_index, live, rule_head, sat, cnt,
+                    vals, state, ids, does, width, next_of, pend, true_ids, cur, diff, stack, fan_start, fan_rule, tag,
+                    live, rule_head, sat, cnt,
                 )  # fmt: skip
             if not ok:
                 return steps, goal_sum, STACK_OVERFLOW
@@ -816,13 +916,15 @@ def init(T, W, board, aux):
 def _ascending(ids, n):
     """Sort ``ids[:n]`` ascending in place. The ids mostly come sorted already (a block scan
     reads each role's legal atoms in id order within a guard block): a check first, then an
-    insertion sort for a short list, numpy's sort for a long one (the live list's order)."""
+    insertion sort for a list of at most 64 (the live list's order is arbitrary: measured on
+    random orders, insertion takes 105 ns for 24 ids against numpy's 298, 516 against 593 for
+    64, and 1,154 against 750 for 96), numpy's sort for a longer one."""
     for j in range(1, n):
         if ids[j] < ids[j - 1]:
             break
     else:
         return
-    if n > 16:
+    if n > 64:
         ids[:n].sort()
         return
     for j in range(1, n):
