@@ -270,7 +270,8 @@ def _toggle(pend, f):
     fluents whose next atom's value differs from their ``cur`` value (the fluents the next
     move changes, kept up to date as atoms flip), in a network with at least
     ``propnet.PEND_MIN_FLUENTS`` fluents; empty in a smaller one, whose moves compare every
-    fluent instead. Not inlined: in `_flip()`'s loop it made tic-tac-toe 2x slower."""
+    fluent instead. Not inlined: inlined into `_flip()`'s loop, it made the propagation of
+    every sheet slower (tic-tac-toe's, which never toggles, 2x)."""
     nf = (pend.shape[0] - 1) // 2
     p = pend[1 + nf + f]
     if p < 0:
@@ -573,8 +574,8 @@ def _play_a(
         a = does[r * width + ids[r]]
         if a >= 0:
             ok &= _flip(vals, a, 1, stack, fan_start, fan_rule, tag, live, rule_head, sat, cnt, pend)
-    # The fluents whose next value differs, taken from the pending list while the does atoms
-    # are on, flipped in fluent order once they are off.
+    # The fluents whose next value differs, read while the does atoms are on (one pass, no
+    # next-state vector), flipped in fluent order once they are off.
     nd = 0
     for f in range(next_of.shape[0]):
         a = next_of[f]
