@@ -330,6 +330,27 @@ def test_a_match_keeps_the_collector_off_its_sheet_and_the_next_start_collects()
         gc.unfreeze()
 
 
+def test_a_short_start_clock_leaves_the_collector_as_it_is(monkeypatch):
+    # a full collection of a large process can outlast a short start clock (it stops every
+    # thread, the one answering START too): below GC_MIN_START_CLOCK a match neither
+    # collects nor freezes
+    from ggpzoo.ggp import player as player_module
+
+    calls = []
+    monkeypatch.setattr(player_module.gc, "collect", lambda *a: calls.append("collect") or 0)
+    monkeypatch.setattr(player_module.gc, "freeze", lambda: calls.append("freeze"))
+    player = GGPPlayer("legal", seeds=False)
+    rules = "(" + _text("tictactoe") + ")"
+    short = player_module.GC_MIN_START_CLOCK - 1
+    assert player.handle(f"(START m1 xplayer {rules} {short:g} 1)") == "ready"
+    assert player._match.compile_done.wait(60)
+    assert calls == []
+    assert player.handle("(ABORT m1)") == "aborted"
+    assert player.handle(f"(START m2 xplayer {rules} {player_module.GC_MIN_START_CLOCK:g} 1)") == "ready"
+    assert player._match.compile_done.wait(60)
+    assert calls == ["collect", "freeze"]
+
+
 def test_a_slow_search_still_answers_in_time(monkeypatch):
     def slow(self, m, legal, deadline, turn):
         time.sleep(PLAY * 3)

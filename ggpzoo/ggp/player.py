@@ -78,6 +78,11 @@ KEPT_MATCHES = 20  # match logs kept in memory (GGPPlayer.matches)
 # this many seconds of its thread's CPU time, however short the start clock: a sheet that
 # grounds in a few seconds is worth its network from the next turns on.
 MIN_GROUND_SECONDS = 5.0
+# A match whose start clock is at least this many seconds collects the last match's garbage
+# first and freezes what it loads (see `GGPPlayer._load`). A full collection stops every
+# thread of the process and can take a second in a large one, which a shorter start clock
+# cannot spare: such a match leaves the collector as it is.
+GC_MIN_START_CLOCK = 5.0
 READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
 
 
@@ -306,15 +311,18 @@ class GGPPlayer:
         first copy only, so the exact path plays while the network is being built. When the
         match ends first, the grounding stops and the network is not built.
 
-        Python's garbage collector: the last match's garbage is collected first, on this
-        match's start clock, and what is loaded is frozen (`gc.freeze`) at the end, so that no
-        full collection walks a large sheet's millions of objects during the match (one took
-        1.5 s of a 1 s turn, a match after the corpus's chess_200)."""
+        Python's garbage collector: with a start clock of at least `GC_MIN_START_CLOCK`, the
+        last match's garbage is collected first, on this match's start clock, and what is
+        loaded is frozen (`gc.freeze`) at the end, so that no full collection walks a large
+        sheet's millions of objects during the match (one took 1.5 s of a 1 s turn, a match
+        after the corpus's chess_200)."""
         from ggpzoo import gdl
         from ggpzoo.gdl.ground import GroundingStopped, GroundingTooLarge
 
-        gc.unfreeze()
-        gc.collect()
+        tidy = m.start_clock >= GC_MIN_START_CLOCK
+        if tidy:
+            gc.unfreeze()
+            gc.collect()
         try:
             try:
                 game = gdl.load(m.rules, name="match")
@@ -347,7 +355,8 @@ class GGPPlayer:
             except Exception as e:  # noqa: BLE001 - the exact path plays it
                 m.compile_error = f"no network: {type(e).__name__}: {str(e)[:120]}"
         finally:
-            gc.freeze()
+            if tidy:
+                gc.freeze()
             m.log["load_seconds"] = round(time.perf_counter() - m.received, 3)
             m.loaded.set()
             m.compile_done.set()
