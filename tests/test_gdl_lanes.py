@@ -37,7 +37,31 @@ PAUSE = """
 (<= (goal b 50) (role b))
 """
 
-_TEXTS = {"rps": RPS, "cyclic": CYCLIC, "pause": PAUSE, "endless": ENDLESS}
+# r marks a node each move: the marked node is hot, and heat runs along the links (1 and 2
+# heat each other: a positive cycle in phase B, fed by rules keyed on r's does atoms); hot
+# lamps toggle.
+HOT = """
+(role r) (role s)
+(node 1) (node 2) (node 3)
+(link 1 2) (link 2 1)
+(init (t 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+(<= (legal r (mark ?x)) (node ?x) (true (t ?n)))
+(<= (legal s wait) (true (t ?n)))
+(<= (hot ?x) (does r (mark ?x)))
+(<= (hot ?y) (hot ?x) (link ?x ?y))
+(<= (next (lamp ?x)) (hot ?x) (not (true (lamp ?x))))
+(<= (next (lamp ?x)) (node ?x) (true (lamp ?x)) (not (hot ?x)))
+(<= (next (t ?m)) (true (t ?n)) (succ ?n ?m))
+(<= terminal (true (t 5)))
+(<= (goal r 100) (true (lamp 3)) (true (lamp 1)))
+(<= (goal r 50) (true (lamp 3)) (not (true (lamp 1))))
+(<= (goal r 0) (not (true (lamp 3))))
+(<= (goal s 100) (not (true (lamp 3))))
+(<= (goal s 0) (true (lamp 3)))
+"""
+
+_TEXTS = {"rps": RPS, "cyclic": CYCLIC, "pause": PAUSE, "endless": ENDLESS, "hot": HOT}
 
 
 def _spec(name):
@@ -59,6 +83,7 @@ def _same(a: VectorGames, b: VectorGames, t):
         ("rps", 66, 6, None),  # simultaneous: joint actions (N, R)
         ("cyclic", 7, 20, None),  # positive cycles in the network (iterated to a fixpoint); a forced role
         ("pause", 67, 30, None),  # a forced joint move after every move
+        ("hot", 65, 12, None),  # phase B: a positive cycle fed by keyed rules
     ],
 )
 def test_lanes_play_the_games_of_the_work_areas(name, n, steps, max_steps):
@@ -81,6 +106,39 @@ def test_lanes_play_the_games_of_the_work_areas(name, n, steps, max_steps):
         i = t % n
         assert np.array_equal(a.legal_actions_of(i, 0), b.legal_actions_of(i, 0)), t
     assert a.pop_results() == b.pop_results()
+
+
+@pytest.mark.parametrize("name", ["gdl:breakthrough", "gdl:skirmish_endgame", "hot", "rps", "gdl:connect_four"])
+def test_keyed_rules_are_the_does_rules_on_inputs(name):
+    """Phase B's keyed rules (read by the lanes only for the moves played): each atom's rules
+    from ``uend`` on, each with a positive literal of a does atom and no literal on an atom
+    phase B computes; the key tables hold exactly those rules, under one of their does atoms."""
+    net = gdl.load(_TEXTS[name] if name in _TEXTS else gdl.game_path(name[4:])).propnet()
+    ph = net.phase_b
+    does = {int(a) for a in np.ravel(net.does_atom) if a >= 0}
+    inside = {int(a) for a in ph.order}
+    want, got = [], []  # (head, sorted literals) of every keyed rule
+    for k in range(len(ph.order)):
+        assert ph.rstart[k] <= ph.uend[k] <= ph.rend[k]
+        for r in range(ph.rstart[k], ph.rend[k]):
+            lits = ph.lits[ph.lstart[r] : ph.lend[r]].tolist()
+            keyable = not any(x >> 1 in inside for x in lits) and any(not x & 1 and x >> 1 in does for x in lits)
+            assert keyable == (r >= ph.uend[k]), (k, r)
+            if keyable:
+                want.append((int(ph.order[k]), sorted(lits)))
+    for d in range(net.n_atoms):
+        assert ph.key_start[d] == ph.key_start[d + 1] or d in does
+        for q in range(ph.key_start[d], ph.key_start[d + 1]):
+            rest = ph.key_lits[ph.key_lstart[q] : ph.key_lstart[q + 1]].tolist()
+            got.append((int(ph.key_head[q]), sorted(rest + [2 * d])))
+    assert sorted(want) == sorted(got)
+    if name != "gdl:connect_four":
+        assert got
+    else:  # connect four's next rules read phase B's own atoms
+        assert not got
+    if name == "hot":  # keyed rules feed the positive cycle
+        cycle = {int(a) for g in np.flatnonzero(ph.gcyc) for a in ph.order[ph.gstart[g] : ph.gend[g]]}
+        assert cycle and cycle <= set(ph.key_head.tolist())
 
 
 def test_forced_joint_moves_are_played_and_counted():

@@ -82,18 +82,54 @@ def _factor(rules_of: dict, deps: dict, derived: list, ids: dict) -> int:
 
 
 class _Phase:
-    """The flat arrays of one evaluation phase."""
+    """The flat arrays of one evaluation phase.
 
-    def __init__(self, atoms_in_order, groups, rules_of, atom_id):
-        order, rstart, rend, lstart, lend, lits = [], [], [], [], [], []
+    With ``does`` (phase B: the does atoms), a rule with a positive does literal whose
+    other literals are all inputs of the phase (no atom the phase computes) is *keyed* on
+    its first such does atom: each atom's keyed rules come after its other rules (``uend``:
+    where they start), and the keyed rules of each does atom ``d`` are ``key_start[d]`` to
+    ``key_start[d + 1]``: rule ``q`` makes ``key_head[q]`` true where ``d`` and its other
+    literals, ``key_lits[key_lstart[q]:key_lstart[q + 1]]``, are. Bit lanes evaluate only
+    the keyed rules of the moves played (`ggpzoo.envs.propnet.lanes`); the other
+    evaluations read every rule, in any order.
+    """
+
+    def __init__(self, atoms_in_order, groups, rules_of, atom_id, does=None, n_atoms=0):
+        order, rstart, rend, lstart, lend, lits, uend = [], [], [], [], [], [], []
+        inside = set(atoms_in_order)
+        keyed = {}  # does atom -> its keyed rules
+
+        def key(lit_list):
+            if not does:
+                return -1
+            if any((lit >> 1) in inside for lit in lit_list):
+                return -1
+            return next((lit >> 1 for lit in lit_list if not lit & 1 and (lit >> 1) in does), -1)
+
         for a in atoms_in_order:
             order.append(a)
             rstart.append(len(lstart))
-            for lit_list in rules_of.get(a, ()):
+            rules = [(key(ll), ll) for ll in rules_of.get(a, ())]
+            rules.sort(key=lambda kr: kr[0] >= 0)  # stable: the keyed ones last
+            for k, lit_list in rules:
+                if k >= 0:
+                    rest = list(lit_list)
+                    rest.remove(2 * k)
+                    keyed.setdefault(k, []).append((a, rest))
                 lstart.append(len(lits))
                 lits.extend(lit_list)
                 lend.append(len(lits))
+            uend.append(rstart[-1] + sum(k < 0 for k, _ in rules))
             rend.append(len(lstart))
+        self.uend = np.array(uend, np.int32)
+        counts = np.zeros(n_atoms + 1, np.int64)
+        for d, rs in keyed.items():
+            counts[d + 1] = len(rs)
+        self.key_start = np.cumsum(counts).astype(np.int32) if does else np.zeros(0, np.int32)
+        ordered = [hr for d in sorted(keyed) for hr in keyed[d]]
+        self.key_head = np.array([h for h, _ in ordered], np.int32)
+        self.key_lstart = np.cumsum([0] + [len(rest) for _, rest in ordered]).astype(np.int32)
+        self.key_lits = np.array([lit for _, rest in ordered for lit in rest], np.int32)
         self.order = np.array(order, np.int32)
         self.rstart = np.array(rstart, np.int32)
         self.rend = np.array(rend, np.int32)
@@ -287,7 +323,7 @@ class Propnet:
             raise GDLError("legal, goal or terminal depends on does")
         cone_b = cone(next_atoms) - cone_a
 
-        def phase(sel):
+        def phase(sel, does=None):
             atoms, groups = [], []
             for comp in comps:
                 inside = [a for a in comp if a in sel]
@@ -296,10 +332,10 @@ class Propnet:
                 cyc = len(inside) > 1 or inside[0] in deps.get(inside[0], ())
                 groups.append((len(atoms), len(atoms) + len(inside), int(cyc)))
                 atoms.extend(inside)
-            return _Phase(atoms, groups, rules_of, ids)
+            return _Phase(atoms, groups, rules_of, ids, does, len(ids))
 
         self.phase_a = phase(cone_a)
-        self.phase_b = phase(cone_b)
+        self.phase_b = phase(cone_b, does_set)
         self.true_ids = np.array(true_ids, np.int32)
         self.fluent_index = {f: i for i, f in enumerate(self.fluents)}
         n_roles = len(roles)
@@ -444,6 +480,11 @@ class Propnet:
                 K.GOAL_ATOM: self.goal_atom,
                 K.GOAL_ROLE: self.goal_role,
                 K.GOAL_VALUE: self.goal_value,
+                K.B_UEND: self.phase_b.uend,
+                K.KEY_START: self.phase_b.key_start,
+                K.KEY_HEAD: self.phase_b.key_head,
+                K.KEY_LSTART: self.phase_b.key_lstart,
+                K.KEY_LITS: self.phase_b.key_lits,
             }
         )
         if incremental:

@@ -132,6 +132,12 @@ TABLES = (
         "init",  # the initial state
         "snap",  # the work area at the initial state (W[:W_KEEP])
         "obs_src",  # per observation column (the sheet's base set): its fluent in the state, or -1
+        # phase B's rules keyed on a does atom, for bit lanes (see `ggpzoo.gdl.propnet._Phase`)
+        "b_uend",  # per phase B atom: where its keyed rules start (they end at b_rend)
+        "key_start",  # per does atom: where its keyed rules start (n_atoms + 1)
+        "key_head",  # per keyed rule: the atom it makes true
+        "key_lstart",  # per keyed rule: where its literals but the does one start (+ 1)
+        "key_lits",
     )
 )
 (
@@ -174,6 +180,11 @@ TABLES = (
     INIT,
     SNAP,
     OBS_SRC,
+    B_UEND,
+    KEY_START,
+    KEY_HEAD,
+    KEY_LSTART,
+    KEY_LITS,
 ) = range(len(TABLES))
 HEADER = TAB + 2 * len(TABLES)
 
