@@ -10,6 +10,11 @@
 
     NUMBA_NUM_THREADS=1 python benchmarks/gdl_batch.py tictactoe connect_four breakthrough skirmish --games 256
 
+``--threads 1,2,4`` measures only ``play_games`` of ``--games`` games, per second of wall
+clock, on each number of threads (``numba.set_num_threads``), to see how the batch scales:
+
+    python benchmarks/gdl_batch.py tictactoe connect_four breakthrough skirmish --games 4096 --threads 1,2,4,8,16
+
 Joint moves count forced ones too (none in these turn-taking sheets: every move is a choice).
 Best of ``--repeats`` measurements of ``--seconds`` each. ``--wall`` times the wall clock
 instead, to see what more threads give:
@@ -60,6 +65,31 @@ def env_steps(game, n: int, seconds: float, seed: int = 0) -> float:
     return steps / (CLOCK() - t0)
 
 
+def threads(game, n: int, repeats: int, counts: list[int]) -> None:
+    """``play_games`` of N games per second of wall clock on each number of threads (best of
+    ``repeats``), and its ratio to the first."""
+    import numba
+
+    from ggpzoo.engine import play_games
+    from ggpzoo.gdl.spec import gdl_spec
+
+    sp = gdl_spec(game)
+    play_games(sp, 64, max_steps=None)  # compile / warm up
+    row, first = [], None
+    for t in counts:
+        if t > numba.config.NUMBA_NUM_THREADS:
+            raise SystemExit(f"--threads {t}: numba has {numba.config.NUMBA_NUM_THREADS} threads here")
+        numba.set_num_threads(t)
+        rate = 0.0
+        for seed in range(1, repeats + 1):
+            t0 = time.perf_counter()
+            lengths = play_games(sp, n, seed=seed, max_steps=None)[1]
+            rate = max(rate, int(lengths.sum()) / (time.perf_counter() - t0))
+        first = first or rate
+        row.append(f"{t}: {rate:,.0f} ({rate / first:.2f}x)")
+    print(f"{game.name:<16} " + "  ".join(row), flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sheets", nargs="+")
@@ -68,25 +98,35 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-envs", dest="envs", action="store_false", help="skip the (slow) envs column")
     p.add_argument("--wall", action="store_true", help="per second of wall clock, not of CPU time (for threads)")
+    p.add_argument(
+        "--threads",
+        help="e.g. 1,2,4: only play_games of --games games per second of wall clock on each number of threads",
+    )
     a = p.parse_args()
     global CLOCK
     CLOCK = time.perf_counter if a.wall else time.process_time
     n = a.games
-    print(
-        f"{'sheet':<16} {'playouts/s':>12} {f'lanes x{n}/s':>14} {f'work areas x{n}/s':>19} "
-        f"{f'play_games x{n}/s':>19} {f'envs x{n}/s':>14}"
-    )
+    if a.threads:
+        print(f"{'sheet':<16} play_games x{n} per second of wall clock, by threads")
+    else:
+        print(
+            f"{'sheet':<16} {'playouts/s':>12} {f'lanes x{n}/s':>14} {f'work areas x{n}/s':>19} "
+            f"{f'play_games x{n}/s':>19} {f'envs x{n}/s':>14}"
+        )
     for name in a.sheets:
         g = gdl.load(gdl.game_path(name) if not name.endswith(".kif") else name)
         net = g.propnet()
+        if a.threads:
+            threads(g, n, a.repeats, [int(t) for t in a.threads.split(",")])
+            continue
         best = [0.0] * 5
         for _ in range(a.repeats):
-            n = 64
+            k = 64  # games one at a time, doubled until they take a.seconds
             while True:
-                steps, dt, _ = random_playouts(net, n, clock=CLOCK)
+                steps, dt, _ = random_playouts(net, k, clock=CLOCK)
                 if dt >= a.seconds:
                     break
-                n *= 2
+                k *= 2
             best[0] = max(best[0], steps / dt)
             best[1] = max(best[1], batched(g, n, a.seconds, lanes=True))
             best[2] = max(best[2], batched(g, n, a.seconds, lanes=False))
