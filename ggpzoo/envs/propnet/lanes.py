@@ -10,6 +10,11 @@ games. The batched engine ([`ggpzoo.engine.VectorGames`][ggpzoo.engine.VectorGam
 [`suits()`][ggpzoo.envs.propnet.lanes.suits] says so (a network of at most `MAX_LITERALS` literals: a
 pass costs the whole network, a propagated move only what it changes).
 
+Phase B (the next state) reads most of its rules only for the moves played: a rule with a
+positive does literal whose other literals are known before phase B is keyed on that does
+atom (`ggpzoo.gdl.propnet._Phase`), and a move evaluates the keyed rules of each does atom
+played in some lane, once for every lane, before the pass over phase B's other rules.
+
 The games' states stay where the engine keeps them (``boards``, ``auxs`` and its status
 rows), written as each move is played, with the same legal lists, goals, forced joint moves
 and errors as the per-game protocol; each game's work area gets its legal moves (what
@@ -47,10 +52,11 @@ __all__ = [
 LANES = 64  # games per block (the bits of a word)
 # A network with at most this many literals (phases A and B together) is stepped as bit
 # lanes. Measured, 256 random games stepped from Python per CPU-second, lanes / the games'
-# own work areas (see the GDL guide): tic-tac-toe (601 literals) 4.4, connect four (1,015)
-# 4.0, breakthrough (2,210) 2.9, skirmish (89,482) 1.9, the corpus's Skirmish (351,934)
-# 1.5; a pass over the network costs its literals for 64 games, a move on a work area what
-# the move changes, so past some size the work areas win again (not seen up to here).
+# own work areas (`benchmarks/gdl_batch.py`, one thread of an idle machine): tic-tac-toe
+# (601 literals) 2.5, connect four (1,015) 2.1, breakthrough (2,210) 2.6, skirmish (89,482)
+# 1.9, the corpus's breakthrough 5.5 and Skirmish (351,934) 3.8; a pass over phase A
+# costs its literals for 64 games, a move on a work area what the move changes, so past
+# some size the work areas win again (not seen up to here).
 MAX_LITERALS = 1_000_000
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
