@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     for option, path in (("--out", args.out if args.plot else None), ("--json", args.json)):
         try:
             if path is not None:
-                check_output(path)  # before anything is played or drawn
+                check_output(path, make_folder=True)  # before anything is played or drawn
         except ValueError as e:
             p.error(f"{option}: {e}")
     if args.plot:

@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--agents must include {ANCHOR} (the ladder's anchor)")
     if args.plot:
         try:
-            check_output(args.image)  # before the records are read and drawn
+            check_output(args.image, make_folder=True)  # before the records are read and drawn
         except ValueError as e:
             p.error(f"--image: {e}")
         plot(args.plot, specs, args.image)
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--openings must be in 0..{MAX_OPENING_PLIES} plies")
     path = os.path.join(args.out, args.env.replace(":", "_").replace("/", "_") + ".jsonl")
     try:
-        check_output(path)  # the folder made, the file writable: before the first game
+        check_output(path, make_folder=True)  # the folder made, the file writable: before the first game
         recorded = recorded_openings(path)
     except ValueError as e:
         p.error(f"--out: {e}")

@@ -345,7 +345,7 @@ def _no_games(monkeypatch):
     monkeypatch.setattr(arena, "play_game", refuse)
 
 
-@pytest.mark.parametrize("where", ["file_as_folder", "proc", "folder"])
+@pytest.mark.parametrize("where", ["file_as_folder", "proc", "folder", "no_folder"])
 def test_cli_refuses_an_unwritable_output_before_any_game(where, tmp_path, monkeypatch, capsys):
     from ggpzoo.tools.cli import main
 
@@ -354,6 +354,7 @@ def test_cli_refuses_an_unwritable_output_before_any_game(where, tmp_path, monke
         "file_as_folder": str(tmp_path / "f" / "a.json"),
         "proc": "/proc/ggpzoo-arena.json",
         "folder": str(tmp_path),
+        "no_folder": str(tmp_path / "missing" / "a.json"),
     }
     _no_games(monkeypatch)
     for option in ("--json", "--csv"):
@@ -363,10 +364,10 @@ def test_cli_refuses_an_unwritable_output_before_any_game(where, tmp_path, monke
         assert err.startswith(f"python -m ggpzoo arena: error: cannot write {path[where]}") and "\n" not in err
 
 
-def test_cli_makes_the_output_folder_and_counts_distinct_games(tmp_path, capsys):
+def test_cli_counts_distinct_games_in_its_json(tmp_path, capsys):
     from ggpzoo.tools.cli import main
 
-    out = tmp_path / "new" / "arena.json"
+    out = tmp_path / "arena.json"
     argv = ["arena", "--env", ENV, "--agents", "random,greedy", "--games", "2", "--no-progress", "--json", str(out)]
     assert main(argv) == 0
     data = json.loads(out.read_text())

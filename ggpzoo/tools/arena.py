@@ -714,15 +714,17 @@ def opening_for(env, plies: int, seed: int, k: int) -> list[int]:
 OPENING_STREAM = 0x6F70656E  # "open": keeps the openings' seeds apart from the agents' (seed, pair, game)
 
 
-def check_output(path: str) -> str:
-    """Make sure ``path`` can be written before any game is played: its folder is created if
-    missing, and the file is opened for appending (and removed again if it did not exist).
-    Returns ``path``; a ``ValueError`` naming the problem otherwise."""
+def check_output(path: str, make_folder: bool = False) -> str:
+    """Make sure ``path`` can be written before any game is played: the file is opened for
+    appending (and removed again if it did not exist). Its folder must exist, or is made
+    with ``make_folder``. Returns ``path``; a ``ValueError`` naming the problem otherwise."""
     if not isinstance(path, str) or not path:
         raise ValueError(f"an output path is a file name, got {path!r}")
     if os.path.isdir(path):
         raise ValueError(f"cannot write {path}: it is a folder")
     folder = os.path.dirname(os.path.abspath(path))
+    if not make_folder and not os.path.isdir(folder):
+        raise ValueError(f"cannot write {path}: no folder {folder}")
     existed = os.path.exists(path)
     try:
         os.makedirs(folder, exist_ok=True)
