@@ -13,6 +13,11 @@ anchor, ``greedy``, rated 0: it plays the most games, so the margins are the nar
 * the last snapshot with ``--simulations`` of search (``NNNmin+S``) plays its network
   alone and the two strongest anchors (``mcts:200``, ``mcts:1000``).
 
+Every pair plays games ``2k`` and ``2k + 1`` from the same random opening of ``--openings``
+plies (default 4, as the arena's) once with each seat order; the margins count the distinct
+games. ``--json`` is checked (its folder made) before the first game, and Ctrl-C writes the
+games finished so far, flagged ``"interrupted": true``.
+
 Then ``--plot`` draws one panel per game from the JSON files it wrote::
 
     NUMBA_NUM_THREADS=1 python benchmarks/az_ladder.py --env skirmish_v0 --run runs/az/skirmish_v0 \\
@@ -47,7 +52,16 @@ def snapshots(run: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, every: int = 1, anchors=ANCHORS):
+def ladder(
+    env_name: str,
+    run: str,
+    games: int,
+    simulations: int,
+    seed: int,
+    every: int = 1,
+    anchors=ANCHORS,
+    openings: int = 0,
+):
     """Play the ladder; returns the `ArenaResult` and each agent's minutes."""
     from ggpzoo.agents import make_agent
     from ggpzoo.tools.arena import round_robin
@@ -82,13 +96,18 @@ def ladder(env_name: str, run: str, games: int, simulations: int, seed: int, eve
     agents.append(searched)
     i = len(agents) - 1
     pairs += [(i, i - 1), (i, a - 2), (i, a - 1)]
-    result = round_robin(env_name, agents, games, seed=seed, pairs=pairs, anchor=1)
+    try:
+        result = round_robin(env_name, agents, games, seed=seed, pairs=pairs, anchor=1, openings=openings)
+    except KeyboardInterrupt as stop:  # ArenaInterrupted: the games so far
+        stop.minutes = minutes
+        raise
     return result, minutes
 
 
 def ratings(data: dict) -> dict[str, tuple[float, float]]:
     """Each agent's Elo and 95% margin from a ladder file's pairs, the second anchor
-    (``greedy``) rated 0, whichever anchor the file was written with."""
+    (``greedy``) rated 0, whichever anchor the file was written with; a pair's games count
+    as its distinct games (files from before they were counted: all its games)."""
     import numpy as np
 
     from ggpzoo.tools.arena import elo_ratings
@@ -99,8 +118,9 @@ def ratings(data: dict) -> dict[str, tuple[float, float]]:
     for p in data["pairs"]:
         i, j = index[p["agent"]], index[p["opponent"]]
         s = p["wins"] + 0.5 * p["draws"]
-        scores[i, j], scores[j, i] = s, p["games"] - s
-        games[i, j] = games[j, i] = p["games"]
+        weight = p.get("distinct", p["games"]) / p["games"]
+        scores[i, j], scores[j, i] = s * weight, (p["games"] - s) * weight
+        games[i, j] = games[j, i] = p["games"] * weight
     elo, errors = elo_ratings(scores, games, anchor=index[data["anchor_specs"][1]])
     return {a: (float(elo[i]), float(1.96 * errors[i])) for a, i in index.items()}
 
@@ -157,11 +177,29 @@ def plot(paths: list[str], out: str) -> None:
     print(f"wrote {out}")
 
 
+def _write(path: str, result, minutes: dict, anchors) -> None:
+    data = result.to_dict()
+    data.pop("games")  # the actions of every game: large, and not needed to plot
+    data["minutes"] = minutes
+    data["anchor_specs"] = list(anchors)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+    print(f"wrote {path}" + (" (interrupted: the games finished so far)" if result.interrupted else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
+    from ggpzoo.tools.arena import MAX_OPENING_PLIES, OPENING_PLIES, ArenaInterrupted, check_output
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--env", help="the game the run trained")
     p.add_argument("--run", help="the training run's --out directory")
     p.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
+    p.add_argument(
+        "--openings",
+        type=int,
+        default=OPENING_PLIES,
+        help="random plies each pair of games starts from, once with each seat order (default %(default)s)",
+    )
     p.add_argument("--simulations", type=int, default=32, help="search of the last snapshot (default 32)")
     p.add_argument("--every", type=int, default=1, help="rate every k-th snapshot (and the last; default 1)")
     p.add_argument("--anchors", default=",".join(ANCHORS), help="agent specs, weakest first (default %(default)s)")
@@ -170,23 +208,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plot", nargs="+", metavar="JSON", help="draw the ladders in these files instead")
     p.add_argument("--out", default="runs/ladder/ladder.png", help="the plot's file (default %(default)s)")
     args = p.parse_args(argv)
+    for option, path in (("--out", args.out if args.plot else None), ("--json", args.json)):
+        try:
+            if path is not None:
+                check_output(path, make_folder=True)  # before anything is played or drawn
+        except ValueError as e:
+            p.error(f"{option}: {e}")
     if args.plot:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         plot(args.plot, args.out)
         return 0
     if not (args.env and args.run):
         p.error("--env and --run are needed (or --plot)")
+    if not 0 <= args.openings <= MAX_OPENING_PLIES:
+        p.error(f"--openings must be in 0..{MAX_OPENING_PLIES} plies")
     anchors = tuple(args.anchors.split(","))
-    result, minutes = ladder(args.env, args.run, args.games, args.simulations, args.seed, args.every, anchors)
+    try:
+        result, minutes = ladder(
+            args.env, args.run, args.games, args.simulations, args.seed, args.every, anchors, args.openings
+        )
+    except ArenaInterrupted as stop:
+        print(stop.result.table())
+        if args.json:
+            _write(args.json, stop.result, stop.minutes, anchors)
+        raise
     print(result.table())
     if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        data = result.to_dict()
-        data.pop("games")  # the actions of every game: large, and not needed to plot
-        data["minutes"] = minutes
-        data["anchor_specs"] = list(anchors)
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=1)
+        _write(args.json, result, minutes, anchors)
     return 0
 
 

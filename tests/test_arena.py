@@ -7,10 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from ggpzoo.agents import Agent, GreedyAgent, MCTSAgent, RandomAgent
-from ggpzoo.envs import load
-from ggpzoo.tools.arena import ArenaError, elo_ratings, play_game, round_robin, wilson
+from ggpzoo.agents import Agent, GreedyAgent, MCTSAgent, RandomAgent, make_agent
+from ggpzoo.envs import ENVS, load
+from ggpzoo.tools.arena import ArenaError, elo_ratings, play_game, random_opening, round_robin, wilson
 
 ENV = "skirmish_endgame_v0"
 
@@ -200,3 +202,205 @@ def test_mean_time_per_move(tmp_path):
     data = json.loads((tmp_path / "arena.json").read_text())
     assert data["standings"][0]["seconds_per_move"] == sleepy
     assert data["games"][0]["white_moves"] == result.games[0].white_moves
+
+
+# ----------------------------------------------------------------------------- the openings protocol
+class FirstLegal(Agent):
+    """Deterministic: always the lowest legal action id."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, obs):
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def _first_two():
+    return [FirstLegal("first-a"), FirstLegal("first-b")]
+
+
+def test_deterministic_agents_from_the_start_play_two_distinct_games():
+    result = round_robin(ENV, _first_two(), games=6, seed=0, progress=False, openings=0)
+    assert len(result.games) == 6 and result.distinct()[0, 1] == 2 and result.repeats()
+    rows = result.standings()
+    pair = result.pairs()[0]
+    assert [r["distinct"] for r in rows] == [2, 2] and (pair["games"], pair["distinct"]) == (6, 2)
+    s = pair["wins"] + 0.5 * pair["draws"]
+    # the interval is Wilson's at the observed score with n = 2, not n = 6
+    assert (pair["score_low"], pair["score_high"]) == pytest.approx(wilson(s / 6 * 2, 2))
+    assert (rows[0]["score_low"], rows[0]["score_high"]) == pytest.approx(wilson(s / 6 * 2, 2))
+    table = result.table()
+    assert "6 games, 2 distinct" in table.splitlines()[0]
+    assert table.splitlines()[1].startswith("warning: only 2 of the 6 games differ") and "independent" in table
+    data = result.to_dict()
+    assert (data["games_played"], data["distinct"], data["openings"]) == (6, 2, 0) and data["warning"]
+    assert [r["distinct"] for r in data["standings"]] == [2, 2] and data["pairs"][0]["distinct"] == 2
+
+
+def test_repeated_games_widen_the_elo_margin():
+    plain = round_robin(ENV, _first_two(), games=6, seed=0, progress=False, openings=0)
+    weighted = plain.standings()[1]["elo_margin"]
+    _, errors = elo_ratings(*(lambda w, d, _l, g: (w + 0.5 * d, g))(*plain.matrix()))
+    assert weighted > 1.96 * errors[1] * 1.5  # 2 distinct games of 6: the margin of 2 games, not 6
+
+
+def test_openings_make_deterministic_games_distinct():
+    result = round_robin(ENV, _first_two(), games=8, seed=5, progress=False, openings=4)
+    assert result.distinct()[0, 1] == 8 and not result.repeats() and result.warning() is None
+    assert "8 games, 8 distinct" in result.table().splitlines()[0] and "warning" not in result.table()
+    for k in range(4):  # games 2k and 2k+1: the same opening, the seats swapped
+        a, b = result.games[2 * k], result.games[2 * k + 1]
+        assert a.opening == b.opening == 4 and a.actions[:4] == b.actions[:4]
+        assert (a.white, a.black) == (b.black, b.white) == ("first-a", "first-b")
+        assert a.white_moves + a.black_moves == a.length - 4
+    assert len({tuple(g.actions[:4]) for g in result.games}) == 4  # four different openings
+    again = round_robin(ENV, _first_two(), games=8, seed=5, progress=False, openings=4)
+    assert [g.actions for g in again.games] == [g.actions for g in result.games]
+    other = round_robin(ENV, _first_two(), games=8, seed=6, progress=False, openings=4)
+    assert [g.actions[:4] for g in other.games] != [g.actions[:4] for g in result.games]
+
+
+@pytest.mark.parametrize("name", ["gdl:tictactoe", "gdl:rps_fold"])
+def test_openings_on_sheets_and_simultaneous_moves(name):
+    agents = [make_agent("random", name, seed=0), make_agent("greedy", name, seed=1)]
+    result = round_robin(name, agents, games=4, seed=2, progress=False, openings=2)
+    for a, b in zip(result.games[::2], result.games[1::2], strict=True):
+        assert a.opening == b.opening >= 2 and a.actions[: a.opening] == b.actions[: b.opening]
+        assert a.length > a.opening  # the agents played after it
+    env = load(name).raw_env()
+    for g in result.games:  # every game replays to its end from its actions
+        env.reset()
+        for x in g.actions:
+            env.step(x)
+        assert env.is_game_over()
+
+
+def test_an_opening_is_checked_before_the_game():
+    env = load(ENV).raw_env()
+    env.reset()
+    illegal = int(np.flatnonzero(env.observe("white")["action_mask"] == 0)[0])
+    for opening, message in [
+        ([illegal], "opening ply 0: action"),
+        ([0.5], "whole number"),
+        ("12", "sequence of action ids"),
+        (list(range(300)), "at most"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            play_game(ENV, RandomAgent(), RandomAgent(), opening=opening)
+    with pytest.raises(ValueError, match="ends the game"):
+        play_game(load(ENV).raw_env(max_steps=1), RandomAgent(), RandomAgent(), opening=[env.legal_actions()[0]])
+    for bad in (-1, 201, 1.5, True):
+        with pytest.raises(ValueError, match="openings must be"):
+            round_robin(ENV, _first_two(), games=2, openings=bad)
+
+
+def test_an_opening_that_would_end_the_game_stops_short():
+    """A game cut after 3 steps: a 10-ply opening stops at 2 plies, the longest that leaves it running."""
+    env = load(ENV).raw_env(max_steps=3)
+    opening = random_opening(env, 10, seed=0)
+    assert len(opening) == 2
+    result = round_robin(env, _first_two(), games=2, progress=False, openings=10)
+    assert all(g.opening == 2 and g.length == 3 for g in result.games)
+
+
+OPENING_GAMES = [*ENVS, "gdl:tictactoe", "gdl:connect_four", "gdl:rps_fold"]
+_ENVS: dict = {}
+
+
+def _env(name):
+    if name not in _ENVS:
+        _ENVS[name] = load(name).raw_env()
+    return _ENVS[name]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(OPENING_GAMES), plies=st.integers(0, 20), seed=st.integers(0, 2**63 - 1))
+def test_random_openings_are_legal_replayable_and_not_terminal(name, plies, seed):
+    env = _env(name)
+    opening = random_opening(env, plies, seed)
+    assert opening == random_opening(name, plies, seed)  # the same seed, the same opening
+    replay = load(name).raw_env()
+    replay.reset()
+    for a in opening:  # legal ply by ply, and never the end
+        assert a in replay.legal_actions()
+        replay.step(a)
+        assert not replay.is_game_over()
+    assert replay.at_turn_start()
+    if len(opening) < plies:  # cut short only where every next action ends the game
+        for a in replay.legal_actions():
+            replay.reset()
+            for x in [*opening, int(a)]:
+                replay.step(x)
+            assert replay.is_game_over() or not replay.at_turn_start()
+    play_game(env, RandomAgent(seed=1), RandomAgent(seed=2), opening=opening)  # the arena takes it
+
+
+# ----------------------------------------------------------------------------- the command line
+def _no_games(monkeypatch):
+    import ggpzoo.tools.arena as arena
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(arena, "play_game", refuse)
+
+
+@pytest.mark.parametrize("where", ["file_as_folder", "proc", "folder", "no_folder"])
+def test_cli_refuses_an_unwritable_output_before_any_game(where, tmp_path, monkeypatch, capsys):
+    from ggpzoo.tools.cli import main
+
+    (tmp_path / "f").write_text("x")
+    path = {
+        "file_as_folder": str(tmp_path / "f" / "a.json"),
+        "proc": "/proc/ggpzoo-arena.json",
+        "folder": str(tmp_path),
+        "no_folder": str(tmp_path / "missing" / "a.json"),
+    }
+    _no_games(monkeypatch)
+    for option in ("--json", "--csv"):
+        argv = ["arena", "--env", ENV, "--agents", "random,greedy", "--games", "2", "--no-progress"]
+        assert main([*argv, option, path[where]]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"python -m ggpzoo arena: error: cannot write {path[where]}") and "\n" not in err
+
+
+def test_cli_counts_distinct_games_in_its_json(tmp_path, capsys):
+    from ggpzoo.tools.cli import main
+
+    out = tmp_path / "arena.json"
+    argv = ["arena", "--env", ENV, "--agents", "random,greedy", "--games", "2", "--no-progress", "--json", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    assert data["openings"] == 4 and data["distinct"] == 2 and data["interrupted"] is False
+    assert [g["opening"] for g in data["games"]] == [4, 4]
+    assert "2 games, 2 distinct" in capsys.readouterr().out
+    assert main([*argv[:-2], "--openings", "-1"]) == 2
+    assert "--openings must be in 0..200" in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_games_finished(tmp_path, monkeypatch, capsys):
+    import ggpzoo.tools.arena as arena
+    from ggpzoo.tools.cli import main
+
+    played = []
+    real = arena.play_game
+
+    def stopped_at_the_third(*args, **kwargs):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(real(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(arena, "play_game", stopped_at_the_third)
+    with pytest.raises(arena.ArenaInterrupted) as stop:
+        round_robin(ENV, [RandomAgent(), GreedyAgent(ENV)], games=4, progress=False)
+    assert stop.value.result.interrupted and stop.value.result.games == played
+    assert isinstance(stop.value, KeyboardInterrupt)
+    played.clear()
+    out = tmp_path / "arena.json"
+    argv = ["arena", "--env", ENV, "--agents", "random,greedy", "--games", "4", "--no-progress", "--json", str(out)]
+    assert main(argv) == 130
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and len(data["games"]) == 2
+    assert [g["actions"] for g in data["games"]] == [g.actions for g in played]
+    assert "interrupted" in capsys.readouterr().out

@@ -157,9 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
         "arena",
         help="round-robin tournament: W/D/L table with intervals, Elo",
         description=(
-            "Every pair of agents plays --games games, colours alternating. Prints each agent's wins, draws "
-            "and losses with a 95% Wilson interval on its score, maximum-likelihood Elo ratings with 95% "
-            "margins, and each pair's result."
+            "Every pair of agents plays --games games: games 2k and 2k+1 start from the same random opening "
+            "(--openings plies), once with each agent as white. Prints each agent's wins, draws and losses, "
+            "its games and distinct games, a 95% Wilson interval on its score (n = the distinct games), "
+            "maximum-likelihood Elo ratings with 95% margins, and each pair's result; a warning when games "
+            "repeat."
         ),
     )
     game = arena.add_mutually_exclusive_group(required=True)
@@ -178,13 +180,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=10,
         help="games per pair (default 10; an even number keeps colours balanced)",
     )
-    arena.add_argument("--seed", type=_seed, default=0, help="seeds every game (default 0)")
+    arena.add_argument(
+        "--openings",
+        type=_whole,
+        default=None,
+        metavar="PLIES",
+        help="each pair of games starts from this many uniformly random legal plies (never ending the game), "
+        "played once with each seat order, so that even deterministic agents play independent games "
+        "(default 4; 0: every game from the plain start)",
+    )
+    arena.add_argument("--seed", type=_seed, default=0, help="seeds every game and the openings (default 0)")
     arena.add_argument(
         "--max-steps", type=_positive_int, default=None, help="cut games after this many actions (scored a draw)"
     )
     arena.add_argument("--anchor", default=None, help="the agent rated Elo 0 (default: the first)")
     arena.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
-    arena.add_argument("--json", metavar="PATH", help="write standings, pairs, Elo and every game's actions as JSON")
+    arena.add_argument(
+        "--json",
+        metavar="PATH",
+        help="write standings, pairs, Elo, the distinct games and every game's actions as JSON "
+        "(also when stopped with Ctrl-C: the games finished, flagged interrupted)",
+    )
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     replay = sub.add_parser(
@@ -332,8 +348,19 @@ def _make_agents(specs: list[str], env: str, seed: int | None):
 
 
 def _arena(args) -> int:
-    from ggpzoo.tools.arena import round_robin
+    from ggpzoo.tools.arena import MAX_OPENING_PLIES, OPENING_PLIES, ArenaInterrupted, check_output, round_robin
 
+    prog = "python -m ggpzoo arena"
+    openings = OPENING_PLIES if args.openings is None else args.openings
+    try:
+        if not 0 <= openings <= MAX_OPENING_PLIES:
+            raise ValueError(f"--openings must be in 0..{MAX_OPENING_PLIES} plies, got {openings}")
+        for path in (args.csv, args.json):  # before the first game, not after the last
+            if path is not None:
+                check_output(path)
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if len(specs) < 2:
         raise CLIError(f"--agents needs at least two agents, got {specs}")
@@ -344,22 +371,36 @@ def _arena(args) -> int:
         if args.anchor not in specs:
             raise CLIError(f"--anchor {args.anchor!r} is none of the agents {specs}")
         anchor = specs.index(args.anchor)
-    for path in (args.csv, args.json):
-        _check_writable(path)
     env = args.env or args.gdl
     agents = _make_agents(specs, env, args.seed)
     progress = False if args.no_progress else None
-    result = round_robin(
-        env, agents, args.games, seed=args.seed, max_steps=args.max_steps, anchor=anchor, progress=progress
-    )
+    try:
+        result = round_robin(
+            env,
+            agents,
+            args.games,
+            seed=args.seed,
+            max_steps=args.max_steps,
+            anchor=anchor,
+            progress=progress,
+            openings=openings,
+        )
+    except ArenaInterrupted as stop:  # show and save the games finished so far, then stop as Ctrl-C does
+        print(stop.result.table())
+        _arena_outputs(args, stop.result)
+        raise
     print(result.table())
+    _arena_outputs(args, result)
+    return 0
+
+
+def _arena_outputs(args, result) -> None:
     if args.csv:
         result.write_csv(args.csv)
         print(f"wrote {args.csv}")
     if args.json:
         result.write_json(args.json)
-        print(f"wrote {args.json}")
-    return 0
+        print(f"wrote {args.json}" + (f" ({len(result.games)} games, interrupted)" if result.interrupted else ""))
 
 
 def _check_writable(path: str | None) -> None:
