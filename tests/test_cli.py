@@ -105,7 +105,6 @@ def test_bench_is_ggpzoo_bench(capsys):
         (["arena", "--env", "skirmish_v0", "--agents", "random"], "at least two agents"),
         (["arena", "--env", "skirmish_v0", "--agents", "random,random"], "names an agent twice"),
         (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--anchor", "mcts"], "--anchor 'mcts' is none"),
-        (["arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--json", "/no/such/dir/a.json"], "no folder"),
         (["replay", "--env", "skirmish_v0", "--out", "game.mp4"], "--out must end in .gif"),
         (["replay"], "give --env to play a game, or --load a game file"),
         (["replay", "--load", "missing.json"], "no such game file: missing.json"),
@@ -137,6 +136,13 @@ def test_usage_errors_are_one_line(capsys, argv, message):
         main(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and err.count("\n") == 1
+
+
+def test_an_unwritable_output_is_refused_before_any_game(capsys):
+    code, _, err = run(
+        capsys, "arena", "--env", "skirmish_v0", "--agents", "random,greedy", "--json", "/no/such/dir/a.json"
+    )
+    assert code == 2 and "no folder" in err and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_as_a_process():
