@@ -712,6 +712,7 @@ class MCTSAgent(_ProtocolAgent):
         self._kept = None  # with reuse: (root board, root aux, T, nodes, edges) of the last tree
         self.name = f"mcts:{self.simulations}" if self.seconds is None else f"mcts:{self.seconds:g}s"
         self.last_search: dict = {}
+        self.stop = None  # a function of no arguments: true ends a search by the clock early (between chunks)
         # the tree, kept between moves (allocating is not free): the node table, its
         # statistics, and decoupled UCT's tables (see BLOCK)
         self._nodes = np.zeros((0, NODE_INTS), np.int32)
@@ -790,7 +791,7 @@ class MCTSAgent(_ProtocolAgent):
                 n_nodes, ran = search(n_nodes, chunk)
                 done += ran
                 now = time.perf_counter()
-                if now >= deadline:
+                if now >= deadline or self.stop is not None and self.stop():
                     break
                 per_sim = (now - t0) / max(ran, 1)
                 # chunks of about 10 ms, never past the deadline

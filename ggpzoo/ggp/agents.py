@@ -148,6 +148,7 @@ class MonteCarloAgent(_MachineAgent):
     def __init__(self, machine, seconds: float | None = 1.0, seed: int | None = None):
         super().__init__(machine, seconds, seed)
         self.name = "mc"
+        self.stop = None  # a function of no arguments: true ends the search early, as the deadline does
 
     def _charge(self, state, role: int, move, deadline: float | None):
         """One depth charge after ``move``: role ``role``'s goal, or None if the deadline passed."""
@@ -157,7 +158,7 @@ class MonteCarloAgent(_MachineAgent):
         joint[role] = move
         s = m.next(state, joint)
         for _ in range(MAX_DEPTH_CHARGE):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline or self.stop is not None and self.stop():
                 return None
             legal = m.legal(s)
             if any(len(x) == 0 for x in legal) or m.over(s):

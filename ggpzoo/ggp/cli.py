@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 __all__ = ["match_main", "player_main"]
@@ -36,37 +37,91 @@ def _seed(text: str) -> int:
     return int(text)
 
 
+def _unwritable(path: str) -> str:
+    """Why ``path`` cannot be written (``""``: it can), found by opening it, before a match is played."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    if not existed:
+        os.remove(path)
+    return ""
+
+
 def player_main(argv: list[str] | None = None) -> int:
-    from ggpzoo.ggp.player import AGENT_HELP, GGPPlayer, PlayerServer
+    from ggpzoo.ggp.player import (
+        AGENT_HELP,
+        SILENCE_GRACE,
+        SILENCE_PLAY_CLOCKS,
+        GGPPlayer,
+        PlayerServer,
+        check_log_dir,
+        check_origin,
+    )
+    from ggpzoo.ggp.protocol import MAX_MESSAGE_BYTES
     from ggpzoo.ggp.seeds import SEED_SEARCH, SEED_SEARCHES
 
     p = _Parser(
         prog="python -m ggpzoo ggp-player",
-        description="Serve a General Game Playing player over the GGP protocol (HTTP), one match at a time, "
-        "for any GDL sheet a game server sends. Logs each match on stderr (and to --log-dir).",
+        description="Serve a General Game Playing player over the GGP protocol (HTTP POST), one match at a time, "
+        "for any GDL sheet a game server sends. Logs each match on stderr (and to --log-dir). "
+        f"Messages up to {MAX_MESSAGE_BYTES // 2**20} MiB; a match whose server says nothing for "
+        f"{SILENCE_PLAY_CLOCKS} play clocks + {SILENCE_GRACE:g} s is dropped.",
         epilog="example: python -m ggpzoo ggp-player --port 9147 --agent mcts --log-dir ggp-logs",
     )
-    p.add_argument("--port", type=_port, default=9147, help="TCP port (default 9147, the usual GGP port; 0: any)")
-    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
-    p.add_argument("--agent", default="mcts", help=f"what plays: {AGENT_HELP}")
-    p.add_argument("--name", default="ggpzoo", help="the name INFO answers (default ggpzoo)")
-    p.add_argument("--seed", type=_seed, default=None, help="seeds the searches")
-    p.add_argument("--log-dir", default=None, help="write each match's log to LOG_DIR/MATCHID.json")
-    p.add_argument(
+    net = p.add_argument_group("network")
+    net.add_argument("--port", type=_port, default=9147, help="TCP port (default 9147, the usual GGP port; 0: any)")
+    net.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface, "
+        "for a game server on another machine)",
+    )
+    net.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a web page origin (e.g. http://localhost:8080) whose browser requests are answered; "
+        "repeatable (default: none, requests from web pages are refused)",
+    )
+    play = p.add_argument_group("play")
+    play.add_argument("--agent", default="mcts", help=f"what plays: {AGENT_HELP}")
+    play.add_argument("--name", default="ggpzoo", help="the name INFO answers (default ggpzoo)")
+    search = p.add_argument_group("search")
+    search.add_argument(
+        "--seed", type=_seed, default=None, help="seeds the searches' random numbers (default: a fresh seed)"
+    )
+    seeds = p.add_argument_group(
+        "seed games",
+        "the five hand-written games of ggpzoo, recognised from the sheet a server sends "
+        "(whatever its symbols are called) and played on their own kernels",
+    )
+    seeds.add_argument(
         "--no-seeds",
         action="store_true",
-        help="play the five seed games (the hand-written games' original sheets) on their sheets too, "
-        "not on their hand-written kernels",
+        help="play the seed games on their sheets too, not on their hand-written kernels",
     )
-    p.add_argument(
+    seeds.add_argument(
         "--seed-search",
         choices=SEED_SEARCHES,
         default=SEED_SEARCH,
         help="the search on a seed game's kernel: alpha-beta (default) or the game's shipped AlphaZero "
         "network with Gumbel search",
     )
-    p.add_argument("--quiet", action="store_true", help="log warnings only")
+    logs = p.add_argument_group("logs")
+    logs.add_argument("--log-dir", default=None, help="write each match's log to LOG_DIR/MATCHID.json")
+    logs.add_argument("--quiet", action="store_true", help="log warnings only")
     args = p.parse_args(argv)
+    try:
+        if args.log_dir is not None:
+            check_log_dir(args.log_dir)
+        for origin in args.allow_origin:
+            check_origin(origin)
+    except ValueError as e:
+        p.error(str(e))
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr
     )
@@ -79,14 +134,18 @@ def player_main(argv: list[str] | None = None) -> int:
             seeds=not args.no_seeds,
             seed_search=args.seed_search,
         )
-        what = "the search kernels" + ("" if args.no_seeds else " and the seed games' searches")
-        print(f"loading {what}; a first run compiles them: up to a few minutes", file=sys.stderr)
-        server = PlayerServer(player, args.host, args.port, warm_seeds=True)
+        server = PlayerServer(player, args.host, args.port, warm_seeds=True, allow_origins=args.allow_origin)
     except (ValueError, OSError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 1
     host, port = server.address
-    print(f"ggpzoo GGP player ({player.agent}) listening on {host}:{port}", file=sys.stderr, flush=True)
+    what = "the search kernels" + ("" if args.no_seeds else " and the seed games' searches")
+    print(
+        f"ggpzoo GGP player ({player.agent}) listening on {host}:{port}; loading {what} meanwhile "
+        "(a first run compiles them: up to a few minutes)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -123,6 +182,10 @@ def match_main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="write the match record (JSON) here")
     p.add_argument("--quiet", action="store_true", help="print the result line only")
     args = p.parse_args(argv)
+    if args.out is not None:
+        why = _unwritable(args.out)
+        if why:
+            p.error(f"--out {args.out!r} cannot be written: {why}")
 
     def progress(turn, moves, errors):
         if not args.quiet:

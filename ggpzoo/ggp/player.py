@@ -23,7 +23,14 @@ ggp-base's players do (see [`ggpzoo.ggp.protocol`][ggpzoo.ggp.protocol] for the 
   goals) is kept in [`GGPPlayer.matches`][ggpzoo.ggp.player.GGPPlayer] and, with ``log_dir``, written to
   ``LOG_DIR/MATCHID.json``.
 
-A message for another match than the one being played is answered ``busy``.
+A message for another match than the one being played is answered ``busy``. A joint move
+that is not legal in the tracked state is answered ``error: illegal joint move ...`` and
+changes nothing; a PLAY sent again is answered with the same move again. A match whose
+server is silent for `SILENCE_PLAY_CLOCKS` play clocks plus `SILENCE_GRACE` seconds is
+dropped; a match's end stops its search and its sheet's load (one load at a time).
+
+Over HTTP ([`PlayerServer`][ggpzoo.ggp.player.PlayerServer]) it takes POST only, bodies up to `MAX_MESSAGE_BYTES`,
+and refuses requests from web pages (an ``Origin`` header) but those it is told to allow.
 
 >>> with PlayerServer(GGPPlayer("legal"), port=0) as server:   # port 0: any free port
 ...     host, port = server.address
@@ -40,9 +47,9 @@ import logging
 import os
 import re
 import socket
+import tempfile
 import threading
 import time
-import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -59,7 +66,18 @@ from ggpzoo.ggp.protocol import (
     write_kif,
 )
 
-__all__ = ["AGENT_HELP", "GGPPlayer", "PlayerServer", "clock_margin", "post", "serve", "warm_up", "warm_up_seeds"]
+__all__ = [
+    "AGENT_HELP",
+    "GGPPlayer",
+    "PlayerServer",
+    "check_log_dir",
+    "check_origin",
+    "clock_margin",
+    "post",
+    "serve",
+    "warm_up",
+    "warm_up_seeds",
+]
 
 log = logging.getLogger("ggpzoo.ggp")
 
@@ -83,7 +101,11 @@ MIN_GROUND_SECONDS = 5.0
 # thread of the process and can take a second in a large one, which a shorter start clock
 # cannot spare: such a match leaves the collector as it is.
 GC_MIN_START_CLOCK = 5.0
-READ_TIMEOUT = 30.0  # seconds a connection may take to send its request
+READ_TIMEOUT = 30.0  # seconds a connection may wait between two pieces of its request
+# A match whose server says nothing for this many play clocks plus SILENCE_GRACE seconds (after
+# START: the start clock more) is dropped, its log's result ``"silent"``: the player is free again.
+SILENCE_PLAY_CLOCKS = 3
+SILENCE_GRACE = 10.0
 
 
 def clock_margin(clock: float) -> float:
@@ -173,6 +195,9 @@ class _Match:
         self.rules = msg.rules
         self.start_clock, self.play_clock = msg.start_clock, msg.play_clock
         self.received = received
+        self.silent_at = received + msg.start_clock + SILENCE_PLAY_CLOCKS * msg.play_clock + SILENCE_GRACE
+        self.ended = threading.Event()  # set when the match ends: stops its load, its search and its watch
+        self.answered: tuple | None = None  # the last PLAY answered: (its joint move, the turn after it, the reply)
         self.spelling = Spelling(msg.rules)
         self.machine: Machine | None = None
         self.state = None
@@ -242,10 +267,11 @@ class GGPPlayer:
             raise ValueError(f"seed_search must be one of {', '.join(SEED_SEARCHES)}, got {seed_search!r}")
         self.name = name
         self.rng = np.random.default_rng(seed)
-        self.log_dir = log_dir
+        self.log_dir = None if log_dir is None else check_log_dir(log_dir)
         self.matches: list[dict] = []
         self._lock = threading.Lock()
         self._match: _Match | None = None
+        self._loader: threading.Thread | None = None  # the last match's load: one at a time
 
     # ------------------------------------------------------------------ messages
     def handle(self, message, received: float | None = None) -> str:
@@ -276,10 +302,12 @@ class GGPPlayer:
     def _preview(self, msg, received) -> str:
         return "ready"
 
-    def _current(self, msg) -> _Match | None:
+    def _current(self, msg, received: float) -> _Match | None:
+        """The match ``msg`` is for, if it is the one being played; it was heard from at ``received``."""
         m = self._match
         if m is None or m.over or m.id != msg.match_id.lower():
             return None
+        m.silent_at = max(m.silent_at, received + SILENCE_PLAY_CLOCKS * m.play_clock + SILENCE_GRACE)
         return m
 
     def _start(self, msg, received) -> str:
@@ -287,10 +315,24 @@ class GGPPlayer:
             m = self._match
             if m is not None and not m.over:
                 return "ready" if m.id == msg.match_id.lower() else "busy"
+            loader = self._loader
+        if loader is not None and loader.is_alive():  # the last match's load: it stops at its next check
+            loader.join(max(0.0, received + msg.start_clock / 2 - time.perf_counter()))
+            if loader.is_alive():
+                log.warning("START %s: busy: the last match's sheet is still loading", msg.match_id)
+                return "busy"
+        deadline = received + msg.start_clock - clock_margin(msg.start_clock)
+        with self._lock:
+            m = self._match
+            if m is not None and not m.over:  # another START came first
+                return "ready" if m.id == msg.match_id.lower() else "busy"
+            if self._loader is not None and self._loader.is_alive():
+                return "busy"
             m = _Match(msg, received)
             self._match = m
-        deadline = received + msg.start_clock - clock_margin(msg.start_clock)
-        threading.Thread(target=self._load, args=(m, deadline), daemon=True, name="ggp-load").start()
+            self._loader = threading.Thread(target=self._load, args=(m, deadline), daemon=True, name="ggp-load")
+            self._loader.start()
+        threading.Thread(target=self._watch, args=(m,), daemon=True, name="ggp-watch").start()
         m.loaded.wait(max(0.0, deadline - time.perf_counter()))
         if m.load_error is not None:  # not GDL, or no such role: nothing to play
             self._finish(m, "refused")
@@ -303,6 +345,18 @@ class GGPPlayer:
         else:
             log.info("match %s: role %s, %s", m.id_text, msg.role, m.log["backend_reason"])
         return "ready"
+
+    def _watch(self, m: _Match) -> None:
+        """Drop the match when its server has been silent too long (`SILENCE_PLAY_CLOCKS`)."""
+        while not m.ended.wait(max(0.01, m.silent_at - time.perf_counter())):
+            if time.perf_counter() >= m.silent_at:
+                why = f"no message from the server for {SILENCE_PLAY_CLOCKS} play clocks + {SILENCE_GRACE:g} s" + (
+                    " (after START: the start clock more)" if m.turn == 0 and not m.log["turns"] else ""
+                )
+                m.log["dropped"] = why
+                log.warning("match %s dropped: %s", m.id_text, why)
+                self._finish(m, "silent")
+                return
 
     def _load(self, m: _Match, deadline: float) -> None:
         """Read the sheet (the exact path's Game), then read it again and ground that copy
@@ -332,10 +386,16 @@ class GGPPlayer:
             if m.role_text.lower() not in game.roles:
                 m.load_error = f"role {m.role_text} is not a role of the sheet ({', '.join(game.roles)})"
                 return
+            if m.over:  # each phase that cannot be stopped midway is followed by a check
+                m.load_error, m.compile_error = "the match ended while its sheet loaded", ENDED_FIRST
+                return
             m.exact = game
             m.loaded.set()
             if self.seeds and self._recognise(m, deadline):
                 m.compile_error = f"not built: the {m.kernel.env} kernel plays the sheet"
+                return
+            if m.over:
+                m.compile_error = ENDED_FIRST
                 return
             budget = max(MIN_GROUND_SECONDS, deadline - time.perf_counter())
             try:
@@ -346,6 +406,9 @@ class GGPPlayer:
                     m.compile_error = ENDED_FIRST
                     return
                 net_game.propnet()
+                if m.over:
+                    m.compile_error = ENDED_FIRST
+                    return
                 Machine(net_game, "compiled").legal(net_game.propnet().init)
                 m.compiled = net_game
             except GroundingStopped:
@@ -430,21 +493,34 @@ class GGPPlayer:
             if check and move not in legal:
                 self._kernel_off(m, f"the kernel's move {move} is not legal in the sheet")
                 return False
-        text = m.spelling.text(move)
-        turn["entry"].update(
-            legal=count,
-            move=text,
-            backend="kernel",
-            simulations=stats.get("simulations", 0),
-            search=stats.get("search", ""),
-            seconds=round(time.perf_counter() - received, 3),
-        )
+        fields = {
+            "legal": count,
+            "backend": "kernel",
+            "simulations": stats.get("simulations", 0),
+            "search": stats.get("search", ""),
+            "seconds": round(time.perf_counter() - received, 3),
+        }
         if "overran" in stats:  # the search was not back in time: the network's move went out
-            turn["entry"]["overran"] = stats["overran"]
+            fields["overran"] = stats["overran"]
         if "depth" in stats:  # alpha-beta: the deepest finished iteration, and the nodes searched
-            turn["entry"].update(depth=stats["depth"], nodes=stats["nodes"])
-        turn["move"] = text
+            fields.update(depth=stats["depth"], nodes=stats["nodes"])
+        self._answer(turn, m.spelling.text(move), fields)
         return True
+
+    @staticmethod
+    def _answer(turn: dict, text: str, fields: dict) -> None:
+        """The turn's move is ``text``, found with ``fields`` (its log entry's): the reply, unless
+        the fallback has gone out already; then the log keeps the move sent, this one beside it."""
+        with turn["lock"]:
+            entry = turn["entry"]
+            if turn["sent"] is None:
+                entry.update(fields, move=text)
+                turn["move"] = text
+            else:
+                fields = dict(fields, search_move=text)
+                if "seconds" in fields:
+                    fields["search_seconds"] = fields.pop("seconds")
+                entry.update(fields)
 
     def _ensure_machine(self, m: _Match) -> None:
         """Set the match's machine once the sheet is read: the network if it is built, else
@@ -490,22 +566,35 @@ class GGPPlayer:
             log.info("match %s: the network is built; compiled path after %d turn(s)", m.id_text, n)
 
     def _play(self, msg, received) -> str:
-        m = self._current(msg)
+        m = self._current(msg, received)
         if m is None:
             return "busy"
         margin = clock_margin(m.play_clock)
         search_deadline = received + m.play_clock - margin
         hard_deadline = received + m.play_clock - margin / 2
-        turn = {"done": threading.Event(), "move": None, "fallback": None, "entry": {}}
+        turn = {"done": threading.Event(), "lock": threading.Lock(), "move": None, "fallback": None, "sent": None}
+        turn["entry"] = {}
         m.worker.submit(self._turn, m, msg, turn, search_deadline, received)
         turn["done"].wait(max(0.0, hard_deadline - time.perf_counter()))
-        move = turn["move"]
-        if move is None:
-            turn["entry"]["late"] = True  # the turn's log entry, whenever the search ends
-            move = turn["fallback"]
-            log.warning("match %s: the search was not back in time; answering %s", m.id_text, move)
+        with turn["lock"]:
+            move = turn["move"]
             if move is None:
-                return error_reply(turn.get("error") or "no move ready in time")
+                move = turn["sent"] = turn["fallback"]
+                if move is None:
+                    return error_reply(turn.get("error") or "no move ready in time")
+                seconds = round(time.perf_counter() - received, 3)
+                # the turn's log entry, whenever the search ends: the move sent, and when
+                turn["entry"].update(move=move, fallback=True, seconds=seconds)
+                if "error" not in turn:
+                    turn["entry"]["late"] = True
+                log.warning(
+                    "match %s: the search was not back in time; answered the fallback %s after %.3f s",
+                    m.id_text,
+                    move,
+                    seconds,
+                )
+        if "after" in turn:
+            m.answered = (msg.moves, turn["after"], move)
         return move
 
     def _lazy(self, m: _Match) -> bool:
@@ -525,19 +614,53 @@ class GGPPlayer:
                 raise ProtocolError(f"{write_kif(e.args[0])} is not a move of this sheet") from None
             m.state = mach.next(m.state, joint)
 
+    def _illegal(self, m: _Match, moves: list) -> str | None:
+        """Why the joint move ``moves`` cannot be played in the tracked state (None: it can)."""
+        self._sync(m)
+        mach = m.machine
+        if len(moves) != len(mach.roles):
+            return f"a joint move has one move per role ({len(mach.roles)}), got {len(moves)}"
+        if mach.over(m.state):
+            return "the game is over in the tracked state"
+        legal = mach.legal(m.state)
+        for i, t in enumerate(moves):
+            try:
+                move = mach.move(i, t)
+            except KeyError:
+                return f"{m.spelling.text(t)} is not a move of this sheet"
+            if move not in legal[i]:
+                return f"{m.spelling.text(t)} is not a legal move of {m.spelling.text(mach.roles[i])}"
+        return None
+
     def _advance(self, m: _Match, msg) -> None:
-        """Apply the joint move of a PLAY or STOP to the tracked state."""
+        """Apply the joint move of a PLAY or STOP to the tracked state, checked first: an
+        illegal one is a ProtocolError, the state left as it was."""
         if msg.moves is None:
             return
         mach = m.machine
         if len(msg.moves) != len(mach.roles):
             raise ProtocolError(f"a joint move has one move per role ({len(mach.roles)}), got {len(msg.moves)}")
+        lazy, why = self._lazy(m), None
+        if lazy:  # the kernel checks the mover's move; the sheet is asked only if it disagrees
+            try:
+                m.kernel.play(msg.moves)
+            except ValueError as e:
+                why = str(e)
+        if not lazy or why is not None:
+            bad = self._illegal(m, msg.moves)
+            if bad is not None:
+                raise ProtocolError(
+                    f"illegal joint move {write_kif(tuple(msg.raw_moves))} at turn {m.turn + 1}: {bad} "
+                    "(the tracked state is kept)"
+                )
         m.pending.append(list(msg.moves))
-        if not self._lazy(m):
+        if not lazy:
             self._sync(m)
         m.turn += 1
         m.history.append(list(msg.moves))
-        if m.kernel_on:
+        if why is not None:
+            self._kernel_off(m, why)
+        elif m.kernel_on and not lazy:
             try:
                 m.kernel.play(msg.moves)
             except ValueError as e:
@@ -549,7 +672,17 @@ class GGPPlayer:
         entry["previous"] = msg.raw_moves and [write_kif(x) for x in msg.raw_moves]
         try:
             self._ensure_machine(m)
+            before = m.answered
+            if before is not None and before[:2] == (msg.moves, m.turn):
+                if msg.moves is None or self._illegal(m, msg.moves) is not None:  # a PLAY sent again
+                    entry.update(turn=m.turn, retry=True)
+                    log.warning(
+                        "match %s turn %d: the same PLAY again: answering %s again", m.id_text, m.turn, before[2]
+                    )
+                    self._answer(turn, before[2], {"seconds": round(time.perf_counter() - received, 3)})
+                    return
             self._advance(m, msg)
+            turn["after"] = m.turn
             if m.kernel is not None and not m.kernel_off:
                 try:
                     if self._kernel_turn(m, turn, deadline, received):
@@ -568,16 +701,14 @@ class GGPPlayer:
                 move = legal[0]
             else:
                 move, stats = self._search(m, legal, deadline, turn)
-            text = m.spelling.text(mach.term(m.role, move))
-            entry.update(
-                move=text,
-                backend=mach.backend,
-                simulations=stats.get("simulations", 0),
-                seconds=round(time.perf_counter() - received, 3),
-            )
+            fields = {
+                "backend": mach.backend,
+                "simulations": stats.get("simulations", 0),
+                "seconds": round(time.perf_counter() - received, 3),
+            }
             if stats.get("reused"):
-                entry["reused"] = stats["reused"]
-            turn["move"] = text
+                fields["reused"] = stats["reused"]
+            self._answer(turn, m.spelling.text(mach.term(m.role, move)), fields)
         except Exception as e:  # noqa: BLE001 - logged, answered as an error
             turn["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
             entry["error"] = turn["error"]
@@ -601,6 +732,7 @@ class GGPPlayer:
             return a.choose(m.state, m.role, deadline), a.last_search
         if spec == "mc" or mach.backend == "exact":
             a = MonteCarloAgent(mach, seed=seed)
+            a.stop = lambda: m.over
             return a.choose(m.state, m.role, deadline), a.last_search
         from ggpzoo.agents.mcts import MCTSAgent
 
@@ -610,6 +742,7 @@ class GGPPlayer:
             budget_kw = {"seconds": 1.0} if by_clock else {"simulations": int(spec[5:])}
             m.agent = (mach.game, MCTSAgent(mach.game, seed=seed, reuse=True, **budget_kw))
         agent = m.agent[1]
+        agent.stop = lambda: m.over  # the match's end ends the search
         if not by_clock:
             move = agent(m.state, role=role)
             return int(move), dict(agent.last_search)
@@ -622,7 +755,7 @@ class GGPPlayer:
             quick = dict(agent.last_search)
             turn["fallback"] = m.spelling.text(mach.term(m.role, first))
             budget = min(budget * 0.9, deadline - time.perf_counter())
-            if budget < 0.001:
+            if budget < 0.001 or m.over:
                 return first, quick
         agent.seconds = max(budget, 0.001)
         move = agent(m.state, role=role)
@@ -633,7 +766,7 @@ class GGPPlayer:
         return int(move), stats
 
     def _stop(self, msg, received) -> str:
-        m = self._current(msg)
+        m = self._current(msg, received)
         if m is None:
             return "busy"
         done = threading.Event()
@@ -661,7 +794,7 @@ class GGPPlayer:
         return "done"
 
     def _abort(self, msg, received) -> str:
-        m = self._current(msg)
+        m = self._current(msg, received)
         if m is None:
             return "busy"
         self._finish(m, "aborted")
@@ -672,6 +805,7 @@ class GGPPlayer:
             if m.over:
                 return
             m.over = True
+            m.ended.set()
             if self._match is m:
                 self._match = None
             m.log["result"] = result
@@ -695,55 +829,122 @@ class GGPPlayer:
             sum(1 for t in m.log["turns"] if "error" in t),
         )
         if self.log_dir:
-            os.makedirs(self.log_dir, exist_ok=True)
             name = re.sub(r"[^A-Za-z0-9._-]", "_", m.id_text)[:100] or "match"
-            with open(os.path.join(self.log_dir, name + ".json"), "w") as f:
-                json.dump(m.log, f, indent=1)
+            try:
+                with open(os.path.join(self.log_dir, name + ".json"), "w") as f:
+                    json.dump(m.log, f, indent=1)
+            except OSError as e:  # the folder was checked at start; it may have gone since
+                log.warning("match %s: its log could not be written: %s", m.id_text, e)
+
+
+def check_log_dir(path) -> str:
+    """``path`` as a folder for match logs: created if missing, and written to once to check
+    it can be; ValueError naming the problem otherwise."""
+    path = os.fspath(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise ValueError(f"--log-dir {path!r} cannot hold the match logs: {e.strerror or type(e).__name__}") from None
+    return path
 
 
 # ---------------------------------------------------------------------------- HTTP
 class _Handler(BaseHTTPRequestHandler):
+    """POST only; a request with an ``Origin`` header (a web page's) only from an allowed origin."""
+
     protocol_version = "HTTP/1.0"
     server_version = "ggpzoo"
     timeout = READ_TIMEOUT
+    origin = None  # the request's Origin, once allowed: echoed back
 
     def setup(self) -> None:
         self.accepted = self.server.accepted.pop(self.request.fileno(), None)
         super().setup()
 
-    def _reply(self, text: str, code: int = 200) -> None:
+    def _reply(self, text: str, code: int = 200, headers: tuple = ()) -> None:
         body = text.encode("utf-8")
         self.send_response(code)
         self.send_header("Content-type", "text/acl")
         self.send_header("Content-length", str(len(body)))
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-        self.send_header("Access-Control-Allow-Headers", "Content-Type")
-        self.send_header("Access-Control-Allow-Age", "86400")
+        if self.origin is not None:
+            self.send_header("Access-Control-Allow-Origin", self.origin)
+            self.send_header("Vary", "Origin")
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def send_error(self, code, message=None, explain=None) -> None:
+        """http.server's own refusals (a request line or header too long, too many headers,
+        a method it has no handler for) as one short line too."""
+        self.close_connection = True
+        self.origin = None
+        self._reply(error_reply(message or self.responses.get(code, ("refused",))[0]), code)
+
+    def _allowed(self) -> bool:
+        """Is the request from no web page, or from an allowed one? Else it is answered 403."""
+        origin = self.headers.get("Origin")
+        if origin is None:
+            return True
+        if _origin_key(origin) in self.server.allow_origins:
+            self.origin = origin.strip()
+            return True
+        self._reply(error_reply(f"requests from web pages are refused (Origin {origin[:80]})"), 403)
+        return False
+
     def do_POST(self) -> None:
+        if not self._allowed():
+            return
         length = self.headers.get("Content-Length")
-        if length is None or not length.strip().isdigit():
+        if length is None:
             return self._reply(error_reply("a POST needs a Content-Length"), 411)
+        length = length.strip()
+        if not re.fullmatch(r"[0-9]{1,15}", length):
+            return self._reply(error_reply(f"bad Content-Length {length[:20]!r}: a number of bytes"), 400)
         n = int(length)
         if n > MAX_MESSAGE_BYTES:
             return self._reply(error_reply(f"message of {n:,} bytes: the limit is {MAX_MESSAGE_BYTES:,}"), 413)
-        self._reply(self.server.player.handle(self.rfile.read(n), self.accepted))
+        body = self.rfile.read(n)
+        if len(body) < n:
+            return self._reply(error_reply(f"the message ended after {len(body):,} of {n:,} bytes"), 400)
+        self._reply(self.server.player.handle(body, self.accepted))
 
     def do_GET(self) -> None:
-        path = self.path[1:] if self.path.startswith("/") else self.path
-        if path.startswith("?"):
-            path = path[1:]
-        self._reply(self.server.player.handle(urllib.parse.unquote_plus(path), self.accepted))
+        if self._allowed():
+            self._reply(error_reply("the GGP player takes messages by POST only"), 405, (("Allow", "POST"),))
 
     def do_OPTIONS(self) -> None:
-        self._reply("")
+        if not self._allowed():
+            return
+        if self.origin is None:  # a preflight comes from a web page
+            return self._reply(error_reply("OPTIONS is a web page's preflight: no Origin"), 405, (("Allow", "POST"),))
+        self._reply(
+            "",
+            200,
+            (
+                ("Access-Control-Allow-Methods", "POST, OPTIONS"),
+                ("Access-Control-Allow-Headers", "Content-Type"),
+                ("Access-Control-Max-Age", "86400"),
+            ),
+        )
 
     def log_message(self, format, *args) -> None:  # noqa: A002 - the base class's name
         log.debug("%s %s", self.address_string(), format % args)
+
+
+def _origin_key(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+def check_origin(origin: str) -> str:
+    """An origin to allow (``--allow-origin``): a web page's scheme, host and optional port
+    (``http://localhost:8080``); ValueError otherwise."""
+    if not isinstance(origin, str) or not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+/?", origin.strip()):
+        raise ValueError(f"an allowed origin is a scheme and host, like http://localhost:8080, got {origin!r}")
+    return _origin_key(origin)
 
 
 class _Server(ThreadingHTTPServer):
@@ -778,20 +979,51 @@ class _Server(ThreadingHTTPServer):
 class PlayerServer:
     """Serves a [`GGPPlayer`][ggpzoo.ggp.player.GGPPlayer] over HTTP on ``host:port`` (port 0: a free port, see
     [`address`][ggpzoo.ggp.player.PlayerServer]). ``start()`` serves in a background thread, ``stop()`` ends it; as a
-    context manager it does both. Loads the search kernels first ([`warm_up()`][ggpzoo.ggp.player.warm_up]);
-    with ``warm_seeds``, the seed games' too ([`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds])."""
+    context manager it does both. It listens at once and loads the search kernels in a
+    background thread ([`warm_up()`][ggpzoo.ggp.player.warm_up]; with ``warm_seeds``, the seed games' too,
+    [`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds]), answering meanwhile; ``warmed`` is set when that is done.
+
+    Takes messages by POST only. A request with an ``Origin`` header (from a web page) is
+    refused (403) unless its origin is in ``allow_origins`` (``"http://localhost:8080"``...),
+    which is then echoed in ``Access-Control-Allow-Origin`` and may send a preflight OPTIONS.
+    """
 
     def __init__(
-        self, player: GGPPlayer, host: str = "127.0.0.1", port: int = 9147, warm: bool = True, warm_seeds: bool = False
+        self,
+        player: GGPPlayer,
+        host: str = "127.0.0.1",
+        port: int = 9147,
+        warm: bool = True,
+        warm_seeds: bool = False,
+        allow_origins=(),
     ):
         self.player = player
-        if warm:
-            warm_up()
-        if warm_seeds and getattr(player, "seeds", False):
-            warm_up_seeds(player.seed_search)
+        if isinstance(allow_origins, str):
+            allow_origins = [allow_origins]
+        origins = frozenset(check_origin(o) for o in allow_origins)
         self._server = _Server((host, port), _Handler)
         self._server.player = player
+        self._server.allow_origins = origins
         self._thread: threading.Thread | None = None
+        self.warmed = threading.Event()
+        seeds = warm_seeds and getattr(player, "seeds", False)
+        if warm or seeds:
+            threading.Thread(target=self._warm, args=(warm, seeds), daemon=True, name="ggp-warm-up").start()
+        else:
+            self.warmed.set()
+
+    def _warm(self, kernels: bool, seeds: bool) -> None:
+        t0 = time.perf_counter()
+        try:
+            if kernels:
+                warm_up()
+            if seeds:
+                warm_up_seeds(self.player.seed_search)
+            log.info("the search kernels are loaded (%.1f s)", time.perf_counter() - t0)
+        except Exception:  # noqa: BLE001 - the matches load what they need themselves
+            log.exception("loading the search kernels failed; each match loads what it needs")
+        finally:
+            self.warmed.set()
 
     @property
     def address(self) -> tuple[str, int]:
@@ -817,7 +1049,7 @@ class PlayerServer:
         self.stop()
 
 
-def serve(agent: str = "mcts", port: int = 9147, host: str = "0.0.0.0", **kwargs) -> None:
+def serve(agent: str = "mcts", port: int = 9147, host: str = "127.0.0.1", **kwargs) -> None:
     """Serve a player until interrupted (``python -m ggpzoo ggp-player``)."""
     server = PlayerServer(GGPPlayer(agent, **kwargs), host, port, warm_seeds=True)
     log.info("ggpzoo player (%s) on %s:%d", agent, *server.address)
