@@ -359,3 +359,41 @@ def test_no_module_outside_a_games_folder_names_a_game():
             continue  # the classic-module shims, ggpzoo/envs/<name>.py
         named = {w for w in _code_words(path) for g in words if g in w}
         assert not named, f"ggpzoo/{rel} names {sorted(named)}"
+
+
+def test_the_public_dispatchers_check_their_arguments_before_numba():
+    """numba does no bounds checks: a short buffer, a state of another size, a bad role or an
+    illegal action read and wrote past the arrays (Amazons' opening into 10 slots: SIGSEGV)."""
+    s = spec("amazons_v0")
+    board, aux = s.new_state()
+    T, W = dispatch.NO_TABLES, s.work()
+    legal, goals = np.zeros(s.max_legal, np.int32), np.zeros(2, np.int32)
+    before = board.copy(), aux.copy()
+    bad = [
+        (lambda: dispatch.legal_actions(0, board, aux, np.empty(10, np.int32)), "at least 4900"),
+        (lambda: dispatch.legal_actions(0, board[:3], aux, legal), "board must have 100"),
+        (lambda: dispatch.legal_actions(0, board.astype(np.int64), aux, legal), "board must be int8"),
+        (lambda: dispatch.apply(0, board, aux, 10**9), "not one of role 0's"),
+        (lambda: dispatch.apply(0, board, aux, -1), "not one of role 0's"),
+        (lambda: dispatch.observe(0, board, aux, 5, np.zeros((10, 10, 3), np.float32)), "role must be"),
+        (lambda: dispatch.observe(0, board, aux, 0, np.zeros((3, 3, 3), np.float32)), "shape"),
+        (lambda: dispatch.status(0, board, aux, T, W, legal[:5], goals), "at least 4900"),
+        (lambda: dispatch.step(0, board, aux, T, W, 2**31 - 1), "not one of"),
+        (lambda: dispatch.step_joint(0, board, aux, T, W, np.array([10**6, -1], np.int32)), "not one of"),
+        (lambda: dispatch.role_legal(0, board, aux, T, W, 7, legal), "role must be"),
+        (lambda: dispatch.init(0, board, aux, 9), "variant"),
+        (lambda: dispatch.is_terminal(0, np.full(100, 9, np.int8), aux), "bad state"),
+    ]
+    for call, message in bad:
+        with pytest.raises(ValueError, match=message):
+            call()
+    assert np.array_equal(board, before[0]) and np.array_equal(aux, before[1])
+    g = spec("gdl:tictactoe")
+    b, a = g.new_state()
+    W = g.work()
+    assert dispatch.status(dispatch.PROPNET, b, a, g.tables, W, np.zeros(g.max_legal, np.int32), goals) == 9
+    with pytest.raises(ValueError, match="not one of"):
+        dispatch.step(dispatch.PROPNET, b, a, g.tables, W, 0)  # xplayer's noop: in range, not legal
+    with pytest.raises(ValueError, match="W must have"):
+        dispatch.step(dispatch.PROPNET, b, a, g.tables, W[:5], 1)
+    assert dispatch.step(dispatch.PROPNET, b, a, g.tables, W, 1) == 0

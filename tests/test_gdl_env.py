@@ -550,3 +550,30 @@ def test_grid_layout_reads_only_ascii_digits_and_letters_as_coordinates():
     cells = [("cell", x, y, "x") for x in ("1", "2") for y in ("1", "2")]
     assert grid_layout(cells) is not None
     assert grid_layout([(c[0], "²" if c[1] == "1" else "³", *c[2:]) for c in cells]) is None
+
+
+def test_a_position_set_on_the_unwrapped_env_is_judged_by_its_own_mask():
+    """``env.unwrapped.set_state`` (the GDL guide's form): the wrapper must not judge the next
+    move by the mask of the position before."""
+    e = gdl.env(gdl.game_path("tictactoe"))
+    e.reset()
+    mark = e.unwrapped.term_to_action("(mark 1 1)")
+    e.step(mark)
+    e.last()  # the wrapper keeps oplayer's mask, where (mark 1 1) is illegal
+    e.unwrapped.set_state([f"(cell {x} {y} b)" for x in (1, 2, 3) for y in (1, 2, 3)] + ["(control xplayer)"])
+    e.step(mark)  # legal in the new position
+    assert not any(e.terminations.values()) and set(e.rewards.values()) == {0.0}
+    assert e.unwrapped.agent_selection == "oplayer"
+
+
+@pytest.mark.parametrize("make", ["gdl", "amazons_split_v0", "amazons_v0", "skirmish_v0"])
+def test_last_before_reset_says_to_call_reset(make):
+    from ggpzoo.envs import spec
+
+    e = gdl.raw_env(gdl.game_path("tictactoe")) if make == "gdl" else spec(make).raw_env()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        e.last()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        e.observe(e.possible_agents[0])
+    e.reset()
+    assert e.last()[0]["action_mask"].sum() > 0

@@ -253,3 +253,42 @@ def test_the_shipped_sheets_load_without_lint_warnings():
     assert len(sheets) >= 9
     for path in sheets:
         assert _lint_warnings(path) == [], path
+
+
+def test_warnings_of_many_sheets_keep_no_record_and_point_at_the_caller():
+    """A long-lived process (the GGP player) loads sheet after sheet: Python's warning
+    registries must not keep every distinct warning of every sheet."""
+    import sys
+    import warnings
+
+    def registries() -> int:
+        return sum(len(getattr(m, "__warningregistry__", None) or {}) for m in list(sys.modules.values()))
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        before = registries()
+        for i in range(20):
+            gdl.load(COUNTER + " ".join(f"(dead{i}x{k} {k})" for k in range(30)), name=f"s{i}")
+        grown = registries() - before
+    assert len(got) == 20 * 30 and grown <= 2
+    assert got[0].filename == __file__  # this test's line, not ggpzoo's
+
+
+def test_a_numeral_of_any_length_is_a_symbol_that_plays():
+    """Python's int() refuses strings past 4,300 digits: numerals are ordered without it."""
+    from ggpzoo.gdl.syntax import sort_key
+
+    n = "7" * 5000
+    assert sorted(["10", n, "2", "b", "02"], key=sort_key) == ["02", "2", "10", n, "b"]
+    sheet = (
+        f"(role r) (init (c {n})) (<= (legal r go) (true (c {n}))) (<= (legal r stay) (true (c {n})))"
+        f"(<= (next (c 1)) (does r go)) (<= (next (c {n})) (does r stay)) (<= terminal (true (c 1)))"
+        f"(<= (goal r 100) (true (c 1))) (<= (goal r 0) (true (c {n})))"
+    )
+    for backend in ("compiled", "exact"):
+        e = gdl.raw_env(gdl.load(sheet), backend=backend)
+        e.reset()
+        e.step(e.term_to_action("go"))
+        assert e.rewards == {"r": 1.0}
+    with pytest.raises(gdl.GDLError, match="goal"):
+        gdl.load(sheet.replace("(goal r 0)", f"(goal r {n})"))

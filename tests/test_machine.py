@@ -106,3 +106,83 @@ def test_the_machines_refuse_moves_after_the_end_and_other_games():
 def test_a_lockstep_check_stops_at_its_deadline():
     with pytest.raises(TimeoutError, match="cut off after 0 joint moves"):
         machines_agree(ArrayMachine("gdl:tictactoe"), ArrayMachine("gdl:tictactoe"), deadline=0.0)
+
+
+GAMES = ["amazons_v0", "amazons_split_v0", "mad_bishops_v0", "skirmish_v0", "skirmish_endgame_v0", "gdl:tictactoe"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_machine_refuses_bad_ids_roles_and_states_and_changes_nothing(name):
+    m = ArrayMachine(name)
+    s = m.initial()
+    board, aux = s[0].copy(), s[1].copy()
+    st = m.status(s)
+    mover = next(r for r, la in enumerate(st.legal) if len(la))
+    for bad in (10**9, -1, -(2**31), 2**31 - 1, 9999, 2**70):
+        ids = [-1] * len(m.roles)
+        ids[mover] = bad
+        with pytest.raises(ValueError, match=f"role {m.roles[mover]}'s id"):
+            m.next(s, ids)
+    with pytest.raises(ValueError, match="ids given for"):
+        m.next(s, [int(st.legal[mover][0])])
+    with pytest.raises(ValueError, match="not an integer"):
+        m.next(s, [0.5, -1])
+    for role in (10**7, 7, -1, 1.0, True):
+        with pytest.raises(ValueError, match="a role is an integer"):
+            m.observe(s, role)
+    short, empty, floats = (board[:3], aux), (board[:0], aux), (board.astype(float) + 0.5, aux)
+    for bad_state in (short, empty, floats, None, (board,)):
+        for call in (m.status, lambda x: m.observe(x, 0), lambda x: m.next(x, [-1] * len(m.roles))):
+            with pytest.raises(ValueError):
+                call(bad_state)
+    assert np.array_equal(s[0], board) and np.array_equal(s[1], aux)
+    ids = [int(la[0]) if len(la) else -1 for la in st.legal]
+    m.next(s, ids)  # a legal joint move still plays
+
+
+def test_an_illegal_id_in_the_action_space_is_refused_by_both_machines():
+    for m in (ArrayMachine("gdl:tictactoe"), ReasonerMachine("gdl:tictactoe")):
+        s = m.initial()
+        assert 0 not in m.status(s).legal[0]  # xplayer's noop is not legal at the start
+        with pytest.raises(ValueError, match="role xplayer's id 0 is not one of its 9 legal actions"):
+            m.next(s, [0, -1])
+        with pytest.raises(ValueError, match="role xplayer's id 1000000"):
+            m.next(s, [10**6, -1])
+        with pytest.raises(ValueError, match="a role is an integer"):
+            m.observe(s, 7)
+        assert m.status(m.next(s, [1, 12345])).legal[1].size  # a role without a choice gives anything
+
+
+def test_the_reasoner_machine_checks_its_states():
+    m = ReasonerMachine("gdl:tictactoe")
+    for bad in (None, 5, "(cell 1 1 x)", frozenset({"x"}), [1, 2]):
+        with pytest.raises(ValueError):
+            m.status(bad)
+    s = m.initial()
+    assert m.status(list(s)).legal[0].tolist() == m.status(s).legal[0].tolist()  # the fluents that hold, listed
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"games": 0},
+        {"games": -1},
+        {"max_steps": -1},
+        {"max_steps": 0},
+        {"deadline": float("nan")},
+        {"deadline": float("inf")},
+        {"deadline": -1.0},
+        {"games": 1.5},
+    ],
+)
+def test_a_lockstep_check_that_would_check_nothing_is_refused(kwargs):
+    with pytest.raises(ValueError, match="games|max_steps|deadline"):
+        machines_agree(ArrayMachine("skirmish_v0"), ArrayMachine("amazons_v0"), **kwargs)
+
+
+def test_machines_with_different_numbers_of_roles_disagree_even_with_a_translation():
+    class _OneRole:
+        roles = ("only",)
+
+    with pytest.raises(MachinesDisagree, match="roles differ"):
+        machines_agree(ArrayMachine("gdl:tictactoe"), _OneRole(), translate=lambda s, r, i: i)

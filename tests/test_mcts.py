@@ -526,3 +526,37 @@ def test_playout_is_a_loop_of_status_and_step(name):
         np.testing.assert_array_equal(b, board)
         np.testing.assert_array_equal(x, aux)
         np.testing.assert_array_equal(out, goals)
+
+
+ENDLESS = """
+(role walker) (role watcher)
+(init (at 0)) (succ 0 1) (succ 1 0)
+(<= (legal walker left) (true (at ?x))) (<= (legal walker right) (true (at ?x)))
+(<= (legal watcher wait) (true (at ?x)))
+(<= (next (at ?y)) (does walker right) (true (at ?x)) (succ ?x ?y))
+(<= (next (at ?x)) (does walker left) (true (at ?x)))
+(<= (goal walker 100) (true (at 1))) (<= (goal walker 0) (true (at 0)))
+(<= (goal watcher 0) (true (at 1))) (<= (goal watcher 100) (true (at 0)))
+"""
+
+
+def test_rollouts_of_a_game_that_never_ends_stop_at_the_cap():
+    """A sheet with no terminal rule: each rollout stops after `MAX_ROLLOUT` moves (it ran
+    100,000 moves a simulation, a second a move), scored with the goals where it stopped."""
+    import time
+    import warnings
+
+    from ggpzoo.agents.mcts import MAX_ROLLOUT
+
+    assert MAX_ROLLOUT == 1_000 and MCTSAgent("gdl:tictactoe").max_rollout == MAX_ROLLOUT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the linter: no terminal rule
+        g = gdl.load(ENDLESS, name="endless")
+    env = gdl.raw_env(g)
+    env.reset()
+    agent = MCTSAgent(g, simulations=100, seed=0)
+    agent.act(env)  # compiles
+    t = time.perf_counter()
+    a = agent.act(env)
+    assert time.perf_counter() - t < 3.0  # 100 rollouts of 100,000 moves took ~20 s
+    assert int(a) in env.legal_actions()

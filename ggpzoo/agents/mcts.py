@@ -66,7 +66,7 @@ from ggpzoo.engine.dispatch import (
 from ggpzoo.engine.rng import next_random as _next
 from ggpzoo.envs.gamespec import ROLE
 
-__all__ = ["MCTSAgent"]
+__all__ = ["MCTSAgent", "MAX_ROLLOUT"]
 
 # Columns of the int32 node table.
 PARENT, ACTION, MOVER, FIRST, SIBLING, CHILDREN, LEGAL, TERMINAL, PERM_A, PERM_B = range(10)
@@ -75,6 +75,10 @@ NODE_INTS = 10
 GOAL, MARGIN, OUTCOME = 0, 1, 2
 VALUES = {"goal": GOAL, "margin": MARGIN, "outcome": OUTCOME}
 MAX_SIMULATIONS = 10**7  # the node tables take 72 bytes a simulation: 720 MB at most
+# A rollout stops after this many moves (``max_rollout``'s default) and is scored with the
+# goals of the state where it stopped: every shipped game ends well before it, and a sheet
+# whose games never end costs a search at most this many moves a simulation.
+MAX_ROLLOUT = 1_000
 # Decoupled UCT. ``ext[node]`` (int64, one row per node, beside the node table) holds
 # ``BLOCK``: the offset of the node's block in the edge tables if several roles choose
 # there (a simultaneous node), else -1; and ``JOINT``: for a child of a simultaneous node,
@@ -641,7 +645,8 @@ class MCTSAgent(_ProtocolAgent):
         seed: seeds the rollouts and the expansion order; with a ``simulations`` budget,
             the same seed and states give the same moves.
         max_rollout: a rollout longer than this many moves is scored with the goals of
-            the state where it stops (every shipped game ends well before the default).
+            the state where it stops (default `MAX_ROLLOUT`, 1,000: every shipped game ends
+            well before it; a sheet whose games never end is searched in bounded time).
         value: what a rollout is worth to a role: ``"outcome"`` (default), ``"margin"``
             or ``"goal"`` (see the module docstring).
         reuse: start each search from what the previous one found about the new state:
@@ -682,7 +687,7 @@ class MCTSAgent(_ProtocolAgent):
         seconds: float | None = None,
         c: float = 0.5,
         seed: int | None = None,
-        max_rollout: int = 100_000,
+        max_rollout: int = MAX_ROLLOUT,
         value: str = "outcome",
         reuse: bool = False,
     ):

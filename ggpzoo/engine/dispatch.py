@@ -37,6 +37,14 @@ family (``T`` and ``W`` empty for the hand-written kernels, [`NO_TABLES`][ggpzoo
   shape ``spec.planes_shape`` (``(H, W, planes)``; a sheet's is ``(1, 1, fluents + roles)``,
   its env's observation vector).
 
+**Called from Python, every function of the two protocols checks its arguments** (the kernel
+id; each array's dtype, length and contiguity, against the kernel's or the sheet's sizes; the
+state, by the kernel's ``check_state``; a role; that an action or joint move is legal now)
+and raises a ``ValueError`` naming the problem before numba sees them. Inside numba the same
+names are the unchecked njit functions (``_status`` and so on), so the batched engine and the
+searches pay nothing. The training aids (``potential``, ``reach_planes``, ``feature_planes``,
+``net_input``, ``stage_board``) and ``playout`` are numba's own, unchecked.
+
 A GDL ``board`` is the state's fluent vector (int8, 0 or 1) and its ``aux`` has
 `ggpzoo.envs.propnet.kernel.AUX_SIZE` slots; joint moves where no role has a choice are
 played by ``start`` and the steps themselves. ``start``, ``step`` and ``step_joint`` return 0,
@@ -111,7 +119,7 @@ def kernel_id(kernel) -> int:
 
 
 @njit(cache=True)
-def init(game, board, aux, variant):
+def _init(game, board, aux, variant):
     if game == 0:
         amazons.init(board, aux, variant)
     elif game == 1:
@@ -123,7 +131,7 @@ def init(game, board, aux, variant):
 
 
 @njit(cache=True)
-def legal_actions(game, board, aux, out):
+def _legal_actions(game, board, aux, out):
     if game == 0:
         return amazons.legal_actions(board, aux, out)
     if game == 1:
@@ -134,7 +142,7 @@ def legal_actions(game, board, aux, out):
 
 
 @njit(cache=True)
-def apply(game, board, aux, action):
+def _apply(game, board, aux, action):
     if game == 0:
         amazons.apply(board, aux, action)
     elif game == 1:
@@ -146,7 +154,7 @@ def apply(game, board, aux, action):
 
 
 @njit(cache=True)
-def is_terminal(game, board, aux):
+def _is_terminal(game, board, aux):
     if game == 0:
         return amazons.is_terminal(board, aux)
     if game == 1:
@@ -157,7 +165,7 @@ def is_terminal(game, board, aux):
 
 
 @njit(cache=True)
-def goals(game, board, aux):
+def _goals(game, board, aux):
     if game == 0:
         return amazons.goals(board, aux)
     if game == 1:
@@ -168,7 +176,7 @@ def goals(game, board, aux):
 
 
 @njit(cache=True)
-def observe(game, board, aux, role, out):
+def _observe(game, board, aux, role, out):
     if game == 0:
         amazons.observe(board, aux, role, out)
     elif game == 1:
@@ -180,7 +188,7 @@ def observe(game, board, aux, role, out):
 
 
 @njit(cache=True)
-def check_state(game, board, aux):
+def _check_state(game, board, aux):
     """0 when ``(board, aux)`` is a state of kernel ``game`` that it can play, else that
     kernel's error code (its ``CHECK_MESSAGES``; `ggpzoo.envs.state_check`)."""
     if game == 0:
@@ -231,7 +239,7 @@ def feature_planes(game, board, role, out):
 def net_input(game, board, aux, role, out, planes):
     """The AlphaZero network's input: the observation of ``role`` into ``out[:, :, :planes]``,
     then, when ``out`` has more planes, the feature planes into the rest."""
-    observe(game, board, aux, role, out[:, :, :planes])
+    _observe(game, board, aux, role, out[:, :, :planes])
     if out.shape[2] > planes:
         feature_planes(game, board, role, out[:, :, planes:])
 
@@ -343,7 +351,7 @@ def _ov_observe(T, board, role, out):
 
 
 @njit(cache=True)
-def start(game, board, aux, T, W, variant):
+def _start(game, board, aux, T, W, variant):
     """The start position into ``board``, ``aux`` (and ``W``); 0, or a sheet's error code."""
     if game == 0:
         amazons.init(board, aux, variant)
@@ -364,7 +372,7 @@ def _two(g, goals):
 
 
 @njit(cache=True)
-def status(game, board, aux, T, W, legal, goals):
+def _status(game, board, aux, T, W, legal, goals):
     """Every role's goal into ``goals``; returns the legal count of the role to choose (its
     actions into ``legal``, ascending), OVER, SIMULTANEOUS, or a sheet's error code."""
     if game == 0:
@@ -382,7 +390,7 @@ def status(game, board, aux, T, W, legal, goals):
 
 
 @njit(cache=True)
-def step(game, board, aux, T, W, action):
+def _step(game, board, aux, T, W, action):
     """The role to choose plays ``action`` (legal: ``status`` listed it); 0 or an error code."""
     if game == 0:
         amazons.apply(board, aux, action)
@@ -398,54 +406,54 @@ def step(game, board, aux, T, W, action):
 
 
 @njit(cache=True)
-def role_legal(game, board, aux, T, W, role, out):
+def _role_legal(game, board, aux, T, W, role, out):
     """Role ``role``'s legal actions into ``out`` (ascending); returns how many (0 for a role
     that does not choose in a hand-written game, or when the game is over). After ``status``."""
     if game == PROPNET:
         return _sheet_role_legal(T, W, board, aux, role, out)
     if game < 0 or game > PROPNET:
         raise ValueError("unknown kernel id")
-    if role != aux[0] or is_terminal(game, board, aux):
+    if role != aux[0] or _is_terminal(game, board, aux):
         return 0
-    return legal_actions(game, board, aux, out)
+    return _legal_actions(game, board, aux, out)
 
 
 @njit(cache=True)
-def step_joint(game, board, aux, T, W, ids):
+def _step_joint(game, board, aux, T, W, ids):
     """Play joint move ``ids`` (one legal action per role; in a hand-written game only the
     role to choose's counts); 0 or an error code. After ``status``."""
     if game == PROPNET:
         return _sheet_apply_joint(T, W, board, aux, ids)
-    return step(game, board, aux, T, W, ids[aux[0]])
+    return _step(game, board, aux, T, W, ids[aux[0]])
 
 
 @njit(cache=True)
-def step_status(game, board, aux, T, W, action, legal, goals):
+def _step_status(game, board, aux, T, W, action, legal, goals):
     """`step()` then `status()` in one call (a sheet's network judges the new state once):
     the new state's status, or an error code."""
     if game == PROPNET:
         return _sheet_apply_status(T, W, board, aux, action, legal, goals)
-    step(game, board, aux, T, W, action)
-    return status(game, board, aux, T, W, legal, goals)
+    _step(game, board, aux, T, W, action)
+    return _status(game, board, aux, T, W, legal, goals)
 
 
 @njit(cache=True)
-def step_joint_status(game, board, aux, T, W, ids, legal, goals):
+def _step_joint_status(game, board, aux, T, W, ids, legal, goals):
     """`step_joint()` then `status()` in one call: the new state's status, or an error code."""
     if game == PROPNET:
         return _sheet_apply_joint_status(T, W, board, aux, ids, legal, goals)
-    step(game, board, aux, T, W, ids[aux[0]])
-    return status(game, board, aux, T, W, legal, goals)
+    _step(game, board, aux, T, W, ids[aux[0]])
+    return _status(game, board, aux, T, W, legal, goals)
 
 
 @njit(cache=True)
-def observation(game, board, aux, T, role, out):
+def _observation(game, board, aux, T, role, out):
     """What ``role`` sees into ``out`` (``spec.planes_shape``: the env's observation planes; for
     a sheet ``(1, 1, n)``, its base set's fluents then a one-hot of the role)."""
     if game == PROPNET:
         _sheet_observe(T, board, role, out[0, 0])
     else:
-        observe(game, board, aux, role, out)
+        _observe(game, board, aux, role, out)
 
 
 @njit(cache=True, inline="always")
@@ -563,3 +571,303 @@ def quiescent(game):
     """Whether a search should go on through captures past its depth in this family (a
     quiescence search: Skirmish, where a capture changes the material at once)."""
     return game == 2
+
+
+# ----------------------------------------------------------------------------- the checked entry points
+# numba does no bounds checks: a buffer too short, a state of another game or an illegal action
+# reads and writes past the arrays' ends. So each public name of the protocols above is, from
+# Python, a function that checks its arguments (the kernel id; every array's dtype, shape and
+# contiguity; the state, by the kernel's ``check_state``; a role; an action, that it is legal)
+# and raises a ValueError naming the problem before numba sees them; inside numba (the batched
+# engine, the searches) the same name is the unchecked njit function itself, at full speed.
+PLANES = ((3, 5), (3,), (17, 17))  # each kernel's observation planes, by variant
+
+
+def _integer(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _buffer(a, what: str, length: int, dtype=None, at_least: bool = False) -> None:
+    if not isinstance(a, np.ndarray) or a.ndim != 1 or not a.flags.c_contiguous:
+        raise ValueError(f"{what} must be a 1-D contiguous numpy array, got {type(a).__name__} {np.shape(a)}")
+    if dtype is not None and a.dtype != dtype:
+        raise ValueError(f"{what} must be {np.dtype(dtype).name}, got {a.dtype}")
+    if dtype is None and (a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer)):
+        raise ValueError(f"{what} must hold integers, got {a.dtype}")
+    if len(a) < length if at_least else len(a) != length:
+        raise ValueError(f"{what} must have {'at least ' if at_least else ''}{length} entries, got {len(a)}")
+
+
+def _sizes(game, T, W, sheet: bool = True):
+    """``(cells, aux size, max legal, roles)`` of kernel ``game`` (its tables ``T``, ``W`` for a sheet)."""
+    if not _integer(game) or not 0 <= game <= (PROPNET if sheet else PROPNET - 1):
+        raise ValueError(f"unknown kernel id {game!r}")
+    if game < PROPNET:
+        k = KERNELS[game]
+        return k.H * k.W, k.AUX_SIZE, k.MAX_LEGAL, 2
+    if not isinstance(T, np.ndarray) or T.dtype != np.int32 or T.ndim != 1 or len(T) < propnet.HEADER:
+        raise ValueError("T must be a sheet's tables (spec.tables, int32)")
+    if W is not None:  # observation() takes no work area
+        _buffer(W, "W", int(T[propnet.W_SIZE]), np.int32)
+    return int(T[propnet.N_FLUENTS]), propnet.AUX_SIZE, max(int(T[propnet.MAX_LEGAL]), 1), int(T[propnet.N_ROLES])
+
+
+def _state(game, board, aux, T=NO_TABLES, W=None, sheet: bool = True, contents: bool = True):
+    """Check ``board``, ``aux`` (and ``T``, ``W``) for kernel ``game``; its sizes."""
+    sizes = _sizes(game, T, W, sheet)
+    _buffer(board, "board", sizes[0], np.int8)
+    _buffer(aux, "aux", sizes[1], np.int32)
+    if contents and game < PROPNET:
+        from ggpzoo.envs.state_check import state_problem
+
+        problem = state_problem(KERNELS[game], board, aux)
+        if problem is not None:
+            raise ValueError(f"bad state: {problem}")
+    elif contents and len(board) and ((board != 0) & (board != 1)).any():
+        raise ValueError("bad state: a sheet's board holds 0 or 1 per fluent")
+    return sizes
+
+
+def _role(role, roles: int) -> None:
+    if not _integer(role) or not 0 <= role < roles:
+        raise ValueError(f"role must be an integer 0..{roles - 1}, got {role!r}")
+
+
+def _legal_now(game, board, aux, T, W, sizes):
+    """Every role's legal ids now (a list of arrays; empty for a role that does not choose)."""
+    legal, goals_ = np.zeros(sizes[2], np.int32), np.zeros(sizes[3], np.int32)
+    n = _status(game, board, aux, T, W, legal, goals_)
+    if n == OVER:
+        raise ValueError("the game is over: there is no move to play")
+    if n < SIMULTANEOUS:
+        raise ValueError(f"the sheet fails at this state (error code {n})")
+    if n != SIMULTANEOUS:
+        out = [legal[:0].copy() for _ in range(sizes[3])]
+        out[int(aux[0])] = legal[:n].copy()
+        return out
+    return [legal[: _role_legal(game, board, aux, T, W, r, legal)].copy() for r in range(sizes[3])]
+
+
+def _action(action, legal, role) -> None:
+    if not _integer(action) or not (legal == action).any():
+        raise ValueError(f"action {action!r} is not one of role {role}'s {len(legal)} legal actions now")
+
+
+def _ids(ids, legal) -> None:
+    _buffer(ids, "ids", len(legal))
+    for r, la in enumerate(legal):
+        if len(la):
+            _action(int(ids[r]), la, r)
+
+
+def _out(out, shape, what: str = "out") -> None:
+    if not isinstance(out, np.ndarray) or out.ndim != len(shape) or not out.flags.c_contiguous:
+        raise ValueError(f"{what} must be a contiguous numpy array of shape {shape}")
+    if out.shape != shape:
+        raise ValueError(f"{what} must have shape {shape}, got {out.shape}")
+
+
+def _planes(game, aux, sizes):
+    if game == PROPNET:
+        return (1, 1, sizes[0] + sizes[3])
+    k = KERNELS[game]
+    return (k.H, k.W, PLANES[game][int(aux[1])])
+
+
+def init(game, board, aux, variant):
+    """The start position of hand-written kernel ``game`` (variant ``variant``) into ``board``, ``aux``."""
+    _state(game, board, aux, sheet=False, contents=False)
+    if not _integer(variant) or not 0 <= variant < len(PLANES[game]):
+        raise ValueError(f"variant must be an integer 0..{len(PLANES[game]) - 1}, got {variant!r}")
+    _init(game, board, aux, variant)
+
+
+def legal_actions(game, board, aux, out):
+    """The legal actions of the role to move into ``out`` (at least the kernel's ``MAX_LEGAL``); how many."""
+    sizes = _state(game, board, aux, sheet=False)
+    _buffer(out, "out", sizes[2], at_least=True)
+    return _legal_actions(game, board, aux, out)
+
+
+def apply(game, board, aux, action):
+    """The role to move plays ``action`` (one of its legal actions)."""
+    sizes = _state(game, board, aux, sheet=False)
+    no_work = np.zeros(0, np.int32)  # a hand-written kernel's W, of the type the product passes
+    _action(action, _legal_now(game, board, aux, NO_TABLES, no_work, sizes)[int(aux[0])], int(aux[0]))
+    _apply(game, board, aux, action)
+
+
+def is_terminal(game, board, aux):
+    _state(game, board, aux, sheet=False)
+    return _is_terminal(game, board, aux)
+
+
+def goals(game, board, aux):
+    _state(game, board, aux, sheet=False)
+    return _goals(game, board, aux)
+
+
+def observe(game, board, aux, role, out):
+    """What ``role`` sees, into ``out`` (the env's observation planes)."""
+    _state(game, board, aux, sheet=False)
+    _role(role, 2)
+    _out(out, _planes(game, aux, None))
+    _observe(game, board, aux, role, out)
+
+
+def check_state(game, board, aux):
+    """0 when ``(board, aux)`` is a state kernel ``game`` can play, else its error code."""
+    _state(game, board, aux, sheet=False, contents=False)
+    return _check_state(game, board, aux)
+
+
+def start(game, board, aux, T, W, variant):
+    """The start position into ``board``, ``aux`` (and ``W``); 0, or a sheet's error code."""
+    _state(game, board, aux, T, W, contents=False)
+    if game < PROPNET and (not _integer(variant) or not 0 <= variant < len(PLANES[game])):
+        raise ValueError(f"variant must be an integer 0..{len(PLANES[game]) - 1}, got {variant!r}")
+    return _start(game, board, aux, T, W, variant)
+
+
+def status(game, board, aux, T, W, legal, goals):
+    """Every role's goal into ``goals``; the legal count of the role to choose (into ``legal``),
+    `OVER`, `SIMULTANEOUS` or a sheet's error code."""
+    sizes = _state(game, board, aux, T, W)
+    _buffer(legal, "legal", sizes[2], at_least=True)
+    _buffer(goals, "goals", sizes[3], at_least=True)
+    return _status(game, board, aux, T, W, legal, goals)
+
+
+def step(game, board, aux, T, W, action):
+    """The role to choose plays ``action`` (one of its legal actions); 0 or an error code."""
+    sizes = _state(game, board, aux, T, W)
+    legal = _legal_now(game, board, aux, T, W, sizes)
+    if sum(len(la) > 0 for la in legal) != 1:
+        raise ValueError("several roles choose at once: play a joint move (step_joint)")
+    _action(action, legal[int(aux[0])], int(aux[0]))
+    return _step(game, board, aux, T, W, action)
+
+
+def role_legal(game, board, aux, T, W, role, out):
+    """Role ``role``'s legal actions into ``out``; how many."""
+    sizes = _state(game, board, aux, T, W)
+    _role(role, sizes[3])
+    _buffer(out, "out", sizes[2], at_least=True)
+    return _role_legal(game, board, aux, T, W, role, out)
+
+
+def step_joint(game, board, aux, T, W, ids):
+    """Play joint move ``ids`` (one legal action per role that chooses); 0 or an error code."""
+    sizes = _state(game, board, aux, T, W)
+    _ids(ids, _legal_now(game, board, aux, T, W, sizes))
+    return _step_joint(game, board, aux, T, W, ids)
+
+
+def step_status(game, board, aux, T, W, action, legal, goals):
+    """`step()` then `status()` in one call."""
+    sizes = _state(game, board, aux, T, W)
+    _buffer(legal, "legal", sizes[2], at_least=True)
+    _buffer(goals, "goals", sizes[3], at_least=True)
+    now = _legal_now(game, board, aux, T, W, sizes)
+    if sum(len(la) > 0 for la in now) != 1:
+        raise ValueError("several roles choose at once: play a joint move (step_joint_status)")
+    _action(action, now[int(aux[0])], int(aux[0]))
+    return _step_status(game, board, aux, T, W, action, legal, goals)
+
+
+def step_joint_status(game, board, aux, T, W, ids, legal, goals):
+    """`step_joint()` then `status()` in one call."""
+    sizes = _state(game, board, aux, T, W)
+    _buffer(legal, "legal", sizes[2], at_least=True)
+    _buffer(goals, "goals", sizes[3], at_least=True)
+    _ids(ids, _legal_now(game, board, aux, T, W, sizes))
+    return _step_joint_status(game, board, aux, T, W, ids, legal, goals)
+
+
+def observation(game, board, aux, T, role, out):
+    """What ``role`` sees into ``out`` (``spec.planes_shape``)."""
+    sizes = _state(game, board, aux, T, None)
+    _role(role, sizes[3])
+    _out(out, _planes(game, aux, sizes))
+    _observation(game, board, aux, T, role, out)
+
+
+# Inside numba each public name is its njit function (no checks: the callers check at their
+# own Python entry points).
+@overload(init)
+def _ov_public_init(game, board, aux, variant):
+    return lambda game, board, aux, variant: _init(game, board, aux, variant)
+
+
+@overload(legal_actions)
+def _ov_public_legal_actions(game, board, aux, out):
+    return lambda game, board, aux, out: _legal_actions(game, board, aux, out)
+
+
+@overload(apply)
+def _ov_public_apply(game, board, aux, action):
+    return lambda game, board, aux, action: _apply(game, board, aux, action)
+
+
+@overload(is_terminal)
+def _ov_public_is_terminal(game, board, aux):
+    return lambda game, board, aux: _is_terminal(game, board, aux)
+
+
+@overload(goals)
+def _ov_public_goals(game, board, aux):
+    return lambda game, board, aux: _goals(game, board, aux)
+
+
+@overload(observe)
+def _ov_public_observe(game, board, aux, role, out):
+    return lambda game, board, aux, role, out: _observe(game, board, aux, role, out)
+
+
+@overload(check_state)
+def _ov_public_check_state(game, board, aux):
+    return lambda game, board, aux: _check_state(game, board, aux)
+
+
+@overload(start)
+def _ov_public_start(game, board, aux, T, W, variant):
+    return lambda game, board, aux, T, W, variant: _start(game, board, aux, T, W, variant)
+
+
+@overload(status)
+def _ov_public_status(game, board, aux, T, W, legal, goals):
+    return lambda game, board, aux, T, W, legal, goals: _status(game, board, aux, T, W, legal, goals)
+
+
+@overload(step)
+def _ov_public_step(game, board, aux, T, W, action):
+    return lambda game, board, aux, T, W, action: _step(game, board, aux, T, W, action)
+
+
+@overload(role_legal)
+def _ov_public_role_legal(game, board, aux, T, W, role, out):
+    return lambda game, board, aux, T, W, role, out: _role_legal(game, board, aux, T, W, role, out)
+
+
+@overload(step_joint)
+def _ov_public_step_joint(game, board, aux, T, W, ids):
+    return lambda game, board, aux, T, W, ids: _step_joint(game, board, aux, T, W, ids)
+
+
+@overload(step_status)
+def _ov_public_step_status(game, board, aux, T, W, action, legal, goals):
+    return lambda game, board, aux, T, W, action, legal, goals: _step_status(
+        game, board, aux, T, W, action, legal, goals
+    )
+
+
+@overload(step_joint_status)
+def _ov_public_step_joint_status(game, board, aux, T, W, ids, legal, goals):
+    return lambda game, board, aux, T, W, ids, legal, goals: _step_joint_status(
+        game, board, aux, T, W, ids, legal, goals
+    )
+
+
+@overload(observation)
+def _ov_public_observation(game, board, aux, T, role, out):
+    return lambda game, board, aux, T, role, out: _observation(game, board, aux, T, role, out)

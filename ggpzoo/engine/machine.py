@@ -11,6 +11,12 @@ A [`Machine`][ggpzoo.engine.machine.Machine] answers four questions about immuta
   choose gives anything, -1 by convention);
 * ``observe(state, role)``: what the role sees (the env's observation).
 
+Every call checks what it is given before it plays: a state goes through the game's one
+state check (`GameSpec.check_state`, the one the envs and agents run), a role must be an
+integer ``0 <= role < len(roles)``, and ``ids`` one integer per role, each a legal id of its
+role in that state (a role with no legal action may give any integer). Anything else is a
+``ValueError`` that names the problem, and the state given is never changed.
+
 The turns follow the engine's game protocol (`ggpzoo.engine.dispatch`): a state is shown
 only where some role has a choice; joint moves where no role has one are played by
 ``initial`` and ``next`` themselves. Where one role has a choice the others are listed with no
@@ -69,6 +75,39 @@ class Machine(Protocol):
     def observe(self, state, role: int) -> np.ndarray: ...
 
 
+def _integer(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def checked_role(role, roles, name: str) -> int:
+    """``role`` as an int ``0 <= role < len(roles)``, else a ValueError."""
+    if not _integer(role) or not 0 <= int(role) < len(roles):
+        raise ValueError(f"{name}: a role is an integer 0..{len(roles) - 1} ({', '.join(roles)}), got {role!r}")
+    return int(role)
+
+
+def checked_ids(ids, legal, roles, name: str) -> list[int]:
+    """``ids`` (one per role) checked against ``legal`` (a `Status`'s): each id of a role with
+    legal actions must be one of them; a role without gives any integer, returned as -1."""
+    if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__len__") or np.ndim(ids) != 1:
+        raise ValueError(f"{name}: ids are a sequence of one integer per role ({len(roles)}), got {ids!r}")
+    if len(ids) != len(roles):
+        raise ValueError(f"{name}: {len(ids)} ids given for {len(roles)} roles ({', '.join(roles)})")
+    out = []
+    for r, (i, la) in enumerate(zip(ids, legal, strict=True)):
+        if not _integer(i):
+            raise ValueError(f"{name}: role {roles[r]}'s id {i!r} is not an integer")
+        i = int(i)
+        if len(la) == 0:
+            out.append(-1)
+            continue
+        k = int(np.searchsorted(la, i))
+        if k == len(la) or int(la[k]) != i:
+            raise ValueError(f"{name}: role {roles[r]}'s id {i} is not one of its {len(la)} legal actions now")
+        out.append(i)
+    return out
+
+
 def _error(name: str, code: int) -> ValueError:
     from ggpzoo.envs.propnet.kernel import ERRORS
 
@@ -120,8 +159,15 @@ class ArrayMachine:
         self._settle(board, aux)
         return board, aux
 
+    def _checked(self, state):
+        """Fresh ``(board, aux)`` copies of ``state``, checked (`GameSpec.check_state`)."""
+        return self.spec.check_state(state)
+
     def status(self, state) -> Status:
-        board, aux = state
+        board, aux = self._checked(state)
+        return self._status_of(board, aux)
+
+    def _status_of(self, board, aux) -> Status:
         n = self._status(board, aux)
         goals = self._goals.astype(np.int64)
         empty = np.zeros(0, np.int64)
@@ -139,23 +185,26 @@ class ArrayMachine:
         return Status(False, goals, tuple(legal))
 
     def next(self, state, ids):
-        board, aux = state[0].copy(), state[1].copy()
-        n = self._status(board, aux)
-        if n == OVER:
+        board, aux = self._checked(state)
+        st = self._status_of(board, aux)
+        if st.over:
             raise ValueError(f"{self.spec.name}: the game is over: there is no next state")
-        if n == SIMULTANEOUS:
-            self._ids[:] = np.asarray(ids, np.int64)
+        ids = checked_ids(ids, st.legal, self.roles, self.spec.name)
+        if int(aux[0]) == SIMULTANEOUS:
+            self._ids[:] = ids
             code = step_joint(self._game, board, aux, self._T, self._W, self._ids)
         else:
-            code = step(self._game, board, aux, self._T, self._W, int(ids[int(aux[0])]))
+            code = step(self._game, board, aux, self._T, self._W, ids[int(aux[0])])
         if code != 0:
             raise _error(self.spec.name, code)
         self._settle(board, aux)
         return board, aux
 
     def observe(self, state, role: int) -> np.ndarray:
+        role = checked_role(role, self.roles, self.spec.name)
+        board, aux = self._checked(state)
         out = np.zeros(self.spec.planes_shape, np.float32)
-        observation(self._game, state[0], state[1], self._T, int(role), out)
+        observation(self._game, board, aux, self._T, role, out)
         return out.reshape(self.spec.obs_shape)
 
 
@@ -181,9 +230,19 @@ def machines_agree(
     ``translate``), on every role's observation. The joint move is drawn from ``a``'s legal
     actions. Raises [`MachinesDisagree`][ggpzoo.engine.machine.MachinesDisagree] at the first
     difference, naming the game, the move and what differed, and ``TimeoutError`` past
-    ``deadline`` (a ``time.perf_counter()`` value).
+    ``deadline`` (a ``time.perf_counter()`` value). ``games`` and ``max_steps`` must be at
+    least 1 and ``deadline`` finite (else ``ValueError``: a check that plays nothing passes
+    nothing); machines with different roles (a different number of roles, or, without
+    ``translate``, different names) disagree at once.
     """
-    if tuple(a.roles) != tuple(b.roles) and translate is None:
+    for what, n in (("games", games), ("max_steps", max_steps)):
+        if not _integer(n) or n < 1:
+            raise ValueError(f"{what} must be an integer >= 1, got {n!r}")
+    if deadline is not None and not (isinstance(deadline, (int, float, np.number)) and np.isfinite(deadline)):
+        raise ValueError(f"deadline must be a finite time.perf_counter() value or None, got {deadline!r}")
+    if deadline is not None and deadline < 0:
+        raise ValueError(f"deadline must be a time.perf_counter() value (>= 0) or None, got {deadline!r}")
+    if len(a.roles) != len(b.roles) or (tuple(a.roles) != tuple(b.roles) and translate is None):
         raise MachinesDisagree(f"the machines' roles differ: {tuple(a.roles)} and {tuple(b.roles)}")
     if observations is None:
         observations = translate is None

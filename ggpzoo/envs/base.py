@@ -383,7 +383,14 @@ class GGPEnv(AECEnv, EzPickle):
         return {a: float(r) + 0.0 for a, r in zip(self.possible_agents, out, strict=True)}  # a draw: +0.0
 
     # ------------------------------------------------------------------ observations
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``; before the first [`reset()`][ggpzoo.envs.base.GGPEnv.reset] a
+        ``RuntimeError`` says to call it (as ``observe`` and the other queries do)."""
+        self._need_game()
+        return super().last(observe)
+
     def observe(self, agent):
+        self._need_game()
         role = AGENTS.index(agent)
         k = self.kernel
         obs = np.empty((k.H, k.W, self.num_planes), self.obs_dtype)
@@ -671,14 +678,21 @@ class GGPEnv(AECEnv, EzPickle):
 
 
 class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
-    """PettingZoo's, with ``set_state``: it forgets the mask it kept of the old position
-    (PettingZoo's judges the next action by that stale mask)."""
+    """PettingZoo's, with ``set_state``, and judging each action by the mask of the position
+    at that step (PettingZoo's judges it by the mask its last ``observe`` kept, stale after a
+    ``set_state`` on the unwrapped env)."""
 
     def set_state(self, state) -> None:
         self.env.set_state(state)  # checked there first: a bad state changes nothing here either
         self._prev_obs = None
         self._prev_info = None
         self._terminated = False
+
+    def step(self, action) -> None:
+        # Judge the action by the mask of the position now, not by the one the last observe()
+        # kept: ``env.unwrapped.set_state()`` changes the position behind this wrapper.
+        self._prev_obs, self._prev_info = {"action_mask": self.env.unwrapped._mask}, None
+        super().step(action)
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):

@@ -71,7 +71,7 @@ from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with n
 from ggpzoo.gdl.board import SheetBoard
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.spec import gdl_spec
-from ggpzoo.gdl.states import fluent_vector, state_from_fluents
+from ggpzoo.gdl.states import fluent_terms, fluent_vector, state_from_fluents
 from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
 
 __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
@@ -468,16 +468,8 @@ class raw_env(GGPEnv):
             if self.backend != "compiled":
                 raise ValueError("an array state is a state of the compiled path; this env runs the exact path")
             return fluent_vector(self.game, state, "a vector")
-        if isinstance(state, (str, bytes)) or not isinstance(state, (frozenset, set, list, tuple)):
-            raise ValueError(
-                f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
-            )
-        terms = [_one_term(f, "fluent") if isinstance(f, str) else f for f in state]
-        for f in terms:
-            if not isinstance(f, (str, tuple)) or f not in self.game.fluent_ids:
-                name = to_text(f) if isinstance(f, (str, tuple)) else repr(f)
-                raise ValueError(f"{name} is not a fluent of {self.game.name}")
-        return frozenset(terms) if self.backend == "exact" else state_from_fluents(self.game, terms)
+        terms = fluent_terms(self.game, state)
+        return terms if self.backend == "exact" else state_from_fluents(self.game, terms)
 
     def _copied(self, key: str, value, memo):
         """The sheet (read-only) and its spec are shared; the machine is a new one of the same network."""

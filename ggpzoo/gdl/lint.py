@@ -11,7 +11,10 @@
 * a sheet without a ``terminal`` rule: its games never end;
 * a role without a ``goal`` rule: it scores 0 whatever happens.
 
-Each names the relation (``name/arity``) and a line of the sheet. To silence them:
+Each names the relation (``name/arity``) and a line of the sheet, and points at the line of
+the caller's code that loaded the sheet. Loading many sheets keeps no record of the
+warnings shown (Python's per-module warning registry stays as it was), so a long-lived
+process that loads sheet after sheet does not grow. To silence them:
 ``warnings.simplefilter("ignore", ggpzoo.gdl.lint.GDLWarning)``.
 """
 
@@ -95,6 +98,30 @@ def lint(rules: list[Rule], roles: list[str], name: str = "gdl") -> list[str]:
     """Warn (a `GDLWarning` each) about what `problems` finds in sheet ``name``;
     returns the messages."""
     messages = problems(rules, roles)
-    for text in messages:
-        warnings.warn(f"GDL sheet {name}, {text}", GDLWarning, stacklevel=4)
+    if messages:
+        frame = _caller()
+        for text in messages:
+            # No registry: Python's per-module registry would keep every distinct text (line and
+            # relation) of every sheet ever loaded, growing without bound in a long-lived process.
+            warnings.warn_explicit(
+                f"GDL sheet {name}, {text}",
+                GDLWarning,
+                frame.f_code.co_filename,
+                frame.f_lineno,
+                module=frame.f_globals.get("__name__", "gdl"),
+                registry=None,
+                module_globals=frame.f_globals,
+            )
     return messages
+
+
+def _caller():
+    """The frame of the first caller outside the ggpzoo package (where the warning points)."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame = first = sys._getframe(2)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    return frame or first

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.engine.machine import Status
+from ggpzoo.engine.machine import Status, checked_ids, checked_role
 from ggpzoo.envs.propnet.kernel import MAX_FORCED
+from ggpzoo.gdl.states import fluent_terms
 from ggpzoo.gdl.syntax import GDLError
 
 __all__ = ["ReasonerMachine"]
@@ -61,7 +62,12 @@ class ReasonerMachine:
     def initial(self):
         return self._settle(self.game.initial_state())
 
+    def _checked(self, state) -> frozenset:
+        """``state`` as a frozenset of the sheet's fluents (`ggpzoo.gdl.states.fluent_terms`)."""
+        return fluent_terms(self.game, state)
+
     def status(self, state) -> Status:
+        state = self._checked(state)
         goals = self._exact.goals(state)
         legal = self._legal(state)
         empty = np.zeros(0, np.int64)
@@ -72,13 +78,17 @@ class ReasonerMachine:
         return Status(False, goals, tuple(legal))
 
     def next(self, state, ids):
-        legal = self._legal(state)
-        if self._over(state, legal):
+        state = self._checked(state)
+        st = self.status(state)
+        if st.over:
             raise ValueError(f"{self.game.name}: the game is over: there is no next state")
-        joint = [int(i) if len(x) > 1 else int(x[0]) for i, x in zip(ids, legal, strict=True)]
+        given = checked_ids(ids, st.legal, self.roles, self.game.name)
+        joint = [i if i >= 0 else int(x[0]) for i, x in zip(given, self._legal(state), strict=True)]
         return self._settle(self._play(state, joint))
 
     def observe(self, state, role: int) -> np.ndarray:
+        role = checked_role(role, self.roles, self.game.name)
+        state = self._checked(state)
         out = np.zeros(len(self.game.fluents) + len(self.roles), np.float32)
         out[: len(self.game.fluents)] = self._exact.fluent_vector(state)
         out[len(self.game.fluents) + int(role)] = 1

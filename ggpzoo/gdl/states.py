@@ -29,11 +29,33 @@ __all__ = [
     "fluent_vector",
     "checked_state",
     "env_state",
+    "fluent_terms",
 ]
 
 
 class SimultaneousMoveError(ValueError):
     """A search that cannot answer at a state where several roles choose a move at once."""
+
+
+def fluent_terms(game, state) -> frozenset:
+    """An exact-path state: ``state`` (a set of fluent terms, or of their GDL text) as a
+    frozenset of fluents of ``game``; a ValueError names what is not one."""
+    if isinstance(state, (str, bytes)) or not isinstance(state, (frozenset, set, list, tuple)):
+        raise ValueError(
+            f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
+        )
+    terms = []
+    for f in state:
+        if isinstance(f, str):
+            rules = parse(f)
+            if len(rules) != 1 or rules[0].body:
+                raise ValueError(f"{f!r} is not one fluent term")
+            f = rules[0].head
+        if not isinstance(f, (str, tuple)) or f not in game.fluent_ids:
+            name = to_text(f) if isinstance(f, (str, tuple)) else repr(f)
+            raise ValueError(f"{name} is not a fluent of {game.name}")
+        terms.append(f)
+    return state if isinstance(state, frozenset) else frozenset(terms)
 
 
 def state_from_fluents(game, fluents) -> np.ndarray:

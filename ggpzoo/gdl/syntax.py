@@ -105,7 +105,8 @@ def sort_key(t):
     if type(t) is tuple:
         return (2, tuple(sort_key(a) for a in t))
     if t.isascii() and t.isdigit():  # not str.isdigit() alone: '²' is a digit that int() refuses
-        return (0, int(t), t)
+        d = t.lstrip("0") or "0"  # numeric order without int(): a numeral may have any number of digits
+        return (0, (len(d), d), t)
     return (1, 0, t)
 
 
