@@ -34,6 +34,10 @@ class CLIError(Exception):
     """A problem to report in one line."""
 
 
+class UsageError(CLIError):
+    """A bad command-line value found after parsing: exit status 2."""
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line."""
 
@@ -485,6 +489,12 @@ def _train(args) -> int:
             overrides[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
+    from ggpzoo.training import check_out_folder
+
+    try:
+        check_out_folder(args.out)  # before any work
+    except ValueError as e:
+        raise UsageError(f"--out: {e}") from None
     game = args.env or args.gdl
     minutes = args.minutes
     if minutes is None:
@@ -556,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
 
 
 def _expected(e: Exception) -> bool:
