@@ -558,15 +558,25 @@ def main(argv: list[str] | None = None) -> int:
             )
     try:
         return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog} {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # noqa: BLE001 - the promised one-line error
+    except (KeyboardInterrupt, Exception) as e:  # noqa: BLE001 - the promised one-line error
+        if _interrupted(e):  # Ctrl-C at any moment (in numba's code: a SystemError): no traceback
+            print("\nbye", flush=True)
+            return 130
         if not _expected(e):
             raise
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
         return 2 if isinstance(e, UsageError) else 1
+
+
+def _interrupted(e: BaseException) -> bool:
+    """Whether ``e`` is Ctrl-C: a KeyboardInterrupt, or the SystemError numba raises when one
+    arrives while its code runs (the KeyboardInterrupt is its context)."""
+    while e is not None:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _expected(e: Exception) -> bool:

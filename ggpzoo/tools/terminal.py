@@ -129,7 +129,7 @@ def play_terminal(
             shown = True
         try:
             line = input_fn("> ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:  # (Ctrl-C goes up: the command line says bye, exit status 130)
             _say(out, "\nbye")
             return 0
         cmd = line.strip().lower()
