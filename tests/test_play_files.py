@@ -47,3 +47,82 @@ def test_ctrl_c_during_an_arena_says_bye():
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "bye" in out and "Traceback" not in err, err
+
+
+def _game_ending_in_a_forced_move():
+    """The actions of a tic-tac-toe game whose last mark is the env's own (one empty cell left)."""
+    import numpy as np
+
+    from ggpzoo.envs import load
+
+    env = load("gdl:tictactoe").raw_env()
+    for seed in range(100):
+        env.reset()
+        rng, actions = np.random.default_rng(seed), []
+        while not env.is_game_over():
+            actions.append(int(rng.choice(env.legal_actions())))
+            env.step(actions[-1])
+        if env.forced:
+            return actions
+    raise AssertionError("no game ended in a forced move")
+
+
+def test_a_replay_lists_and_saves_the_moves_the_env_played_itself(tmp_path, capsys):
+    import json
+
+    from ggpzoo.tools import replay as R
+    from ggpzoo.tools.cli import main
+
+    actions = _game_ending_in_a_forced_move()
+    assert len(actions) == 8  # the ninth mark: xplayer's only move
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({"env": "gdl:tictactoe", "actions": actions}))
+    assert (
+        main(["replay", "--load", str(path), "--save", str(tmp_path / "out.json"), "--out", str(tmp_path / "g.txt")])
+        == 0
+    )
+    saved = json.loads((tmp_path / "out.json").read_text())
+    assert len(saved["moves"]) == 9 and saved["actions"] == actions
+    assert sum(m.startswith("(mark") for m in saved["moves"]) == 9
+    text = (tmp_path / "g.txt").read_text()
+    assert [line.split(".")[0] for line in text.splitlines() if " plays " in line] == [str(k) for k in range(1, 10)]
+    assert "9. xplayer plays (mark" in text
+    # the moves alone load back, with or without the env's own listed
+    for moves in (saved["moves"], saved["moves"][:-1]):
+        game = R.check_game({"env": "gdl:tictactoe", "moves": moves})
+        assert game["actions"] == actions and game["moves"] == saved["moves"] and game["over"]
+
+
+def test_play_shows_the_move_the_env_played_itself():
+    import io
+
+    from ggpzoo.envs import load
+    from ggpzoo.tools.terminal import play_terminal
+
+    actions = _game_ending_in_a_forced_move()
+    env = load("gdl:tictactoe").raw_env()
+    env.reset()
+    typed = []
+    for a in actions:
+        if env.agent_selection == "xplayer":
+            typed.append(env.action_to_string(a))
+        env.step(a)
+
+    class Script:  # the opponent plays the game's oplayer moves
+        name = "script"
+
+        def __init__(self):
+            self.moves = [a for i, a in enumerate(actions) if i % 2 == 1]
+
+        def reset(self, seed=None):
+            pass
+
+        def act(self, env):
+            return self.moves.pop(0)
+
+    out = io.StringIO()
+    lines = iter(typed)
+    play_terminal("gdl:tictactoe", Script(), input_fn=lambda prompt: next(lines), out=out)
+    text = out.getvalue()
+    assert "xplayer plays (mark" in text and "(its only move)" in text
+    assert text.count("you play (mark") + text.count("(script) plays (mark") + text.count("(its only move)") == 9

@@ -59,6 +59,14 @@ def _search_note(opponent: Agent, seconds: float) -> str:
     return f"  ({sims}{seconds:.2f} s)"
 
 
+def _forced_lines(env) -> list[str]:
+    """The moves ``env`` played by itself in its last step (a role's only legal move, where no
+    role had a choice), as lines to show."""
+    from ggpzoo.tools.replay import forced_moves
+
+    return [f"{role} plays {move} (its only move)" for role, move in forced_moves(env)]
+
+
 def play_terminal(
     env_name: str,
     opponent: Agent,
@@ -115,6 +123,7 @@ def play_terminal(
             text = env.action_to_string(action)
             env.step(action)
             hidden.append(f"{mover} ({opponent.name}) plays {text}{_search_note(opponent, seconds)}")
+            hidden += _forced_lines(env)
             if env.at_turn_start() or env.is_game_over():
                 for line in hidden:
                     _say(out, line)
@@ -169,6 +178,7 @@ def play_terminal(
             text = env.action_to_string(a)
             env.step(a)
             _say(out, f"you play {text}")
+            hidden += _forced_lines(env)
         if env.at_turn_start() or env.is_game_over():
             for line in hidden:
                 _say(out, line)
