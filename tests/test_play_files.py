@@ -126,3 +126,26 @@ def test_play_shows_the_move_the_env_played_itself():
     text = out.getvalue()
     assert "xplayer plays (mark" in text and "(its only move)" in text
     assert text.count("you play (mark") + text.count("(script) plays (mark") + text.count("(its only move)") == 9
+
+
+@pytest.mark.parametrize("human", ["xplayer", "oplayer"])
+def test_play_against_a_remote_ggp_player(human):
+    """play drives a ggp:HOST:PORT opponent as the arena does (START, PLAY every turn, STOP)."""
+    import io
+
+    from ggpzoo.agents import make_agent
+    from ggpzoo.ggp.player import GGPPlayer, PlayerServer
+    from ggpzoo.tools.terminal import play_terminal
+
+    with PlayerServer(GGPPlayer("legal"), port=0) as server:
+        host, port = server.address
+        remote = make_agent(f"ggp:{host}:{port}", "gdl:tictactoe", seed=1)
+        out = io.StringIO()
+        assert play_terminal("gdl:tictactoe", remote, human=human, input_fn=lambda prompt: "1", out=out) == 0
+        log = server.player.matches[-1]
+    text = out.getvalue()
+    assert "game over after" in text and "Traceback" not in text
+    assert remote.errors == []  # every reply was a legal move, in time
+    assert log["result"] == "done"  # the player saw the game to its end (STOP)
+    listed = text.count("you play (mark") + text.count(f"({remote.name}) plays (mark") + text.count("(its only move)")
+    assert listed == len(log["turns"])  # every move the player was asked for is shown, the env's own too
