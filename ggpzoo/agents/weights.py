@@ -223,6 +223,16 @@ def check_weights_file(weights_path: str, module) -> None:
         )
 
 
+def _reason(e: Exception) -> str:
+    """The line of ``e``'s message that says why (torch's unpickler writes a paragraph)."""
+    import re
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(e).splitlines()]
+    lines = [line for line in lines if line]
+    why = next((line for line in lines if "error:" in line.lower()), lines[0] if lines else "")
+    return why[:200]
+
+
 def load_weights(module, weights_path: str, what: str) -> None:
     """Load the tensors of ``weights_path`` into ``module`` with ``torch.load(weights_only=True)``,
     which runs no code; a pickle of anything else, or tensors that do not fit, is a ValueError
@@ -237,7 +247,7 @@ def load_weights(module, weights_path: str, what: str) -> None:
     except OSError:
         raise
     except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
-        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
+        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {_reason(e)}") from None
     try:
         module.load_state_dict(state)
     except (RuntimeError, TypeError, AttributeError) as e:
