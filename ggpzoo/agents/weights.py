@@ -32,7 +32,15 @@ import os
 
 import numpy as np
 
-__all__ = ["save_policy", "load_policy", "FORMAT", "MAX_WEIGHTS_BYTES", "read_description", "load_weights"]
+__all__ = [
+    "save_policy",
+    "load_policy",
+    "FORMAT",
+    "MAX_WEIGHTS_BYTES",
+    "read_description",
+    "check_weights_file",
+    "load_weights",
+]
 
 FORMAT = "ggpzoo-policy-1"
 MAX_JSON_BYTES = 1 << 20
@@ -45,8 +53,10 @@ MAX_ACTIONS = 1 << 24  # actions in a described action space
 
 
 def tensor_bytes(module) -> int:
-    """The bytes of ``module``'s parameters and buffers (also of a module built on the ``meta`` device)."""
-    return sum(t.numel() * t.element_size() for t in module.state_dict().values())
+    """The bytes of ``module``'s parameters and buffers (also of a module built on the ``meta``
+    device), a tensor shared by two of its parts counted once (a file stores it once)."""
+    tensors = {id(t): t for t in module.state_dict(keep_vars=True).values()}
+    return sum(t.numel() * t.element_size() for t in tensors.values())
 
 
 @contextlib.contextmanager
@@ -175,41 +185,69 @@ def read_description(path: str, fmt: str, what: str, max_bytes: int = MAX_JSON_B
     return json_path, d, os.path.join(os.path.dirname(json_path), weights)
 
 
-def _check_weights_file(weights_path: str, limit: int) -> None:
-    """ValueError unless ``weights_path`` is a regular file whose contents (the uncompressed
-    sizes in a zip's directory, read without inflating anything) fit in ``limit`` bytes."""
+SLACK_BYTES = 1 << 20  # what a weights file may hold besides its tensors (its structure, its names)
+
+
+def check_weights_file(weights_path: str, module) -> None:
+    """Check ``weights_path`` against ``module`` (the network it should hold, best built on the
+    ``meta`` device: nothing allocated) before anything is read or built: a ValueError naming
+    the file unless it is a regular file of at most ``MAX_WEIGHTS_BYTES`` plus ``SLACK_BYTES``,
+    written by ``torch.save`` (a zip archive), whose tensor data (the sizes in its directory,
+    read without inflating anything) are at least ``module``'s tensor bytes and at most that
+    plus ``SLACK_BYTES``. So a small file that describes a large network, or a large file, is
+    refused before the network is built."""
     import stat
     import zipfile
 
+    need = tensor_bytes(module)
     st = os.stat(weights_path)
     if not stat.S_ISREG(st.st_mode):
         raise ValueError(f"{weights_path} is not a regular file")
-    if st.st_size > limit:
-        raise ValueError(f"{weights_path} holds {st.st_size:,} bytes, more than the described network's {limit:,}")
-    if zipfile.is_zipfile(weights_path):
-        try:
-            with zipfile.ZipFile(weights_path) as z:
-                total = sum(i.file_size for i in z.infolist())
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise ValueError(f"{weights_path} is not a plain weights file: {e}") from None
-        if total > limit:
-            raise ValueError(f"{weights_path} unpacks to {total:,} bytes, more than the described network's {limit:,}")
+    if st.st_size > need + SLACK_BYTES:
+        raise ValueError(f"{weights_path} holds {st.st_size:,} bytes, more than the described network's {need:,}")
+    if not zipfile.is_zipfile(weights_path):
+        raise ValueError(f"{weights_path} is not a plain weights file: not a torch.save archive (a zip file)")
+    try:
+        with zipfile.ZipFile(weights_path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise ValueError(f"{weights_path} is not a plain weights file: {e}") from None
+    total = sum(i.file_size for i in infos)
+    data = sum(i.file_size for i in infos if "/data/" in i.filename)
+    if total > need + SLACK_BYTES:
+        raise ValueError(f"{weights_path} unpacks to {total:,} bytes, more than the described network's {need:,}")
+    if data < need:
+        raise ValueError(
+            f"{weights_path} holds {data:,} bytes of tensors, fewer than the described network's {need:,}: "
+            "it does not fit the description"
+        )
+
+
+def _reason(e: Exception) -> str:
+    """The line of ``e``'s message that says why (torch's unpickler writes a paragraph)."""
+    import re
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(e).splitlines()]
+    lines = [line for line in lines if line]
+    why = next((line for line in lines if "error:" in line.lower()), lines[0] if lines else "")
+    return why[:200]
 
 
 def load_weights(module, weights_path: str, what: str) -> None:
     """Load the tensors of ``weights_path`` into ``module`` with ``torch.load(weights_only=True)``,
     which runs no code; a pickle of anything else, or tensors that do not fit, is a ValueError
-    (an unreadable file an OSError). A file whose contents (unpacked) pass ``module``'s own
-    tensor bytes (plus 1 MB for the file's structure) is refused before it is read."""
+    (an unreadable file an OSError). The file is checked first (`check_weights_file()`; the
+    loaders call that before they build ``module``); torch reads each tensor's record only
+    where its size is the one the file declares for it."""
     import torch
 
-    _check_weights_file(weights_path, tensor_bytes(module) + (1 << 20))
+    check_weights_file(weights_path, module)
     try:
         state = torch.load(weights_path, map_location="cpu", weights_only=True)
     except OSError:
         raise
     except Exception as e:  # the weights-only unpickler refuses anything but tensors and containers
-        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {str(e)[:200]}") from None
+        raise ValueError(f"{weights_path} is not a plain weights file: {type(e).__name__}: {_reason(e)}") from None
     try:
         module.load_state_dict(state)
     except (RuntimeError, TypeError, AttributeError) as e:
@@ -283,7 +321,12 @@ def load_policy(path: str):
         if not isinstance(arguments, dict):
             raise ValueError("'arguments' is not an object")
         with sizing():  # sized before anything is allocated
-            check_network_bytes(classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments), json_path)
+            sized = classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments)
+        check_network_bytes(sized, json_path)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: bad policy description: {type(e).__name__}: {e}") from None
+    check_weights_file(weights_path, sized)  # before the policy is built
+    try:
         policy = classes[d["policy"]](obs_space, act_space, lambda _: 0.0, **arguments)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad policy description: {type(e).__name__}: {e}") from None

@@ -10,7 +10,9 @@
 
 A GDL game is simultaneous: every role makes a move at every step, and turn-taking games
 give the waiting role a single legal move (`noop`). In this AEC env a role with exactly
-one legal move plays it automatically; the roles with a choice act in role order
+one legal move plays it automatically (`forced` lists the joint moves where no role had a
+choice that the last `step()` or `reset()` played, each as `[(role, action id), ...]`);
+the roles with a choice act in role order
 (`agent_selection`), and the joint move is applied once all have chosen. A state the
 sheet does not call terminal where some role has no legal move ends the game (as in
 the rules every game shares (docs/games/index.md)).
@@ -217,7 +219,7 @@ class raw_env(GGPEnv):
     # ------------------------------------------------------------------ flow
     _MOVE_STATE = (
         "_state", "_steps", "_chosen", "_choosers", "_legal", "_goals", "_over", "infos", "rewards",
-        "terminations", "truncations", "agents", "_cumulative_rewards", "agent_selection",
+        "terminations", "truncations", "agents", "_cumulative_rewards", "agent_selection", "forced",
     )  # fmt: skip
 
     def _saved(self) -> dict:
@@ -277,8 +279,10 @@ class raw_env(GGPEnv):
         return self.max_steps is not None and self._steps >= self.max_steps
 
     def _after_change(self) -> None:
-        """Play forced joint moves, then find who chooses next (or end the game)."""
+        """Play forced joint moves, then find who chooses next (or end the game). ``forced``
+        lists the joint moves played so, each as ``[(role, action id), ...]``."""
         m = self.machine
+        self.forced = []
         for _ in range(MAX_FORCED):
             legal = self._look()
             self.rewards = {a: 0.0 for a in self.agents}
@@ -293,6 +297,7 @@ class raw_env(GGPEnv):
                 self._select(choosers[0])
                 return
             self._state = m.next(self._state, [int(l[0]) for l in legal])
+            self.forced.append([(r, int(l[0])) for r, l in zip(self.possible_agents, legal, strict=True)])
             self._steps += 1
         raise GDLError(f"{MAX_FORCED} joint moves in a row without a choice: the game does not seem to end")
 
@@ -319,6 +324,7 @@ class raw_env(GGPEnv):
 
     def _play(self, agent: str, a: int) -> None:
         self._cumulative_rewards[agent] = 0.0
+        self.forced = []
         i = self.possible_agents.index(agent)
         self._chosen[i] = a
         pending = [c for c in self._choosers if c not in self._chosen]

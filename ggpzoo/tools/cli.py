@@ -34,6 +34,10 @@ class CLIError(Exception):
     """A problem to report in one line."""
 
 
+class UsageError(CLIError):
+    """A bad command-line value found after parsing: exit status 2."""
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line."""
 
@@ -526,6 +530,12 @@ def _train(args) -> int:
             overrides[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             overrides[key.strip()] = value  # a bare string, e.g. --set reward=winloss
+    from ggpzoo.training import check_out_folder
+
+    try:
+        check_out_folder(args.out)  # before any work
+    except ValueError as e:
+        raise UsageError(f"--out: {e}") from None
     game = args.env or args.gdl
     minutes = args.minutes
     if minutes is None:
@@ -589,15 +599,25 @@ def main(argv: list[str] | None = None) -> int:
             )
     try:
         return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog} {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # noqa: BLE001 - the promised one-line error
+    except (KeyboardInterrupt, Exception) as e:  # noqa: BLE001 - the promised one-line error
+        if _interrupted(e):  # Ctrl-C at any moment (in numba's code: a SystemError): no traceback
+            print("\nbye", flush=True)
+            return 130
         if not _expected(e):
             raise
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
+
+
+def _interrupted(e: BaseException) -> bool:
+    """Whether ``e`` is Ctrl-C: a KeyboardInterrupt, or the SystemError numba raises when one
+    arrives while its code runs (the KeyboardInterrupt is its context)."""
+    while e is not None:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _expected(e: Exception) -> bool:

@@ -11,8 +11,10 @@ Only ``env`` and ``actions`` (or ``moves``) are needed. An arena JSON file
 (``python -m ggpzoo arena --json``) also loads: pick its game with ``index``. Every game
 replays, GDL sheets (``"env": "gdl:tictactoe"``) too: their ``actions`` are the ids of the
 role to choose at each step (``white`` playing the sheet's first role, ``black`` its second),
-their ``moves`` GDL terms (``"(mark 1 2)"``); roles with one legal move (``noop``) play
-themselves and are not listed. A sheet's positions are drawn where its fluents describe a
+their ``moves`` GDL terms (``"(mark 1 2)"``). A move the env plays by itself, a role's only
+legal move in a joint move where no role has a choice (tic-tac-toe's last mark), is listed in
+``moves`` (not in ``actions``: it is no one's choice) where it was played; a waiting role's
+``noop`` is not listed. A sheet's positions are drawn where its fluents describe a
 grid (``(cell ?x ?y ...)``, see `ggpzoo.gdl.board`); any game's positions can be written as
 text.
 
@@ -40,6 +42,7 @@ from ggpzoo.envs.notation import MoveError
 
 __all__ = [
     "record_game",
+    "forced_moves",
     "load_game",
     "save_game",
     "check_game",
@@ -63,9 +66,34 @@ def record_game(
 
     seeds = np.random.SeedSequence([seed]).generate_state(2)
     env = load(env_name).raw_env(max_steps=max_steps)
-    rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=on_move)
-    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": rec.moves}
+    forced = []  # the moves the env played itself after each action
+
+    def moved(env, action):
+        forced.append([text for _, text in forced_moves(env)])
+        if on_move is not None:
+            on_move(env, action)
+
+    rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=moved)
+    moves = [m for chosen, after in zip(rec.moves, forced, strict=True) for m in (chosen, *after)]
+    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": moves}
     return game | _result(env)
+
+
+def forced_moves(env) -> list[tuple[str, str]]:
+    """``(role, move)`` of each move ``env`` played by itself in its last ``step()`` or
+    ``reset()``: a role's only legal move in a joint move where no role had a choice (a GDL
+    sheet's ``forced``), but a waiting role's ``noop``. Empty for the other games."""
+    raw = env.unwrapped
+    return [
+        (r, text)
+        for joint in getattr(raw, "forced", [])
+        for r, a in joint
+        if (text := raw.action_to_string(a, role=r)).lower() != "noop"
+    ]
+
+
+def _same_move(a, b: str) -> bool:
+    return isinstance(a, str) and " ".join(a.lower().split()) == " ".join(b.lower().split())
 
 
 def _result(env) -> dict:
@@ -99,7 +127,13 @@ def check_game(data: dict, where: str = "the game") -> dict:
     if not isinstance(items, list):
         raise ValueError(f"{where}: '{kind}' must be a list")
     actions, moves = [], []
+    pending = []  # the moves the env played itself after the last action, as listed in 'moves'
     for k, item in enumerate(items, 1):
+        if pending and kind == "moves" and _same_move(item, pending[0]):
+            moves.append(pending.pop(0))
+            continue
+        moves += pending  # (a file that does not list them)
+        pending = []
         if env.is_game_over():
             raise ValueError(f"{where}: the game is over after move {k - 1}, but {len(items)} {kind} are given")
         try:
@@ -121,7 +155,11 @@ def check_game(data: dict, where: str = "the game") -> dict:
             moves.append(env.action_to_string(a))  # before the step: a sheet's move is its role's
             env.step(a)
             actions.append(int(a))
-    return data | {"actions": actions, "moves": moves} | _result(env)
+            pending += [m for _, m in forced_moves(env)]
+        if kind == "actions":
+            moves += pending
+            pending = []
+    return data | {"actions": actions, "moves": moves + pending} | _result(env)
 
 
 MAX_GAME_FILE_BYTES = 64 << 20  # game files (and arena JSON files) larger than this are refused unread
@@ -199,9 +237,14 @@ def text_positions(game: dict) -> list[str]:
     env = load(game["env"]).raw_env()
     env.reset()
     frames, heads = [f"start\n{env.board_string()}"], []
-    for k, a in enumerate(game["actions"], 1):
+    k = 0  # the moves listed so far, the env's own included
+    for a in game["actions"]:
+        k += 1
         heads.append(f"{k}. {env.agent_selection} plays {env.action_to_string(a)}")
         env.step(a)
+        for r, m in forced_moves(env):
+            k += 1
+            heads.append(f"{k}. {r} plays {m} (its only move)")
         if env.at_turn_start() or env.is_game_over():
             frames.append("\n".join(heads + [env.board_string()]))
             heads = []

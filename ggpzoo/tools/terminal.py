@@ -59,6 +59,14 @@ def _search_note(opponent: Agent, seconds: float) -> str:
     return f"  ({sims}{seconds:.2f} s)"
 
 
+def _forced_lines(env) -> list[str]:
+    """The moves ``env`` played by itself in its last step (a role's only legal move, where no
+    role had a choice), as lines to show."""
+    from ggpzoo.tools.replay import forced_moves
+
+    return [f"{role} plays {move} (its only move)" for role, move in forced_moves(env)]
+
+
 def play_terminal(
     env_name: str,
     opponent: Agent,
@@ -93,6 +101,20 @@ def play_terminal(
     if human not in roles:
         raise ValueError(f"{human!r} is not a role of {env_name}; its roles: {', '.join(roles)}")
     env.reset()
+    # An opponent told of the game's start and of every move, as the arena tells it (a remote
+    # GGP player, ggp:HOST:PORT: START, PLAY, STOP): it follows one game from the start.
+    follows = hasattr(opponent, "begin") and hasattr(opponent, "moved")
+    if follows:
+        if len(roles) != 2:
+            raise ValueError(f"{opponent.name} plays two-role games; {env_name} has roles {', '.join(roles)}")
+        opponent.reset()
+        opponent.begin(env, next(r for r in roles if r != human))
+
+    def step(role: str, action: int) -> None:
+        env.step(action)
+        if follows:
+            opponent.moved(env, role, int(action))
+
     history = []  # the positions at the start of each turn the person moved in, for undo
     turn_start, saved = None, False
     hidden = []  # the opponent's moves of a joint move the person has yet to choose in
@@ -113,8 +135,9 @@ def play_terminal(
             action = opponent.act(env)
             seconds = time.perf_counter() - start
             text = env.action_to_string(action)
-            env.step(action)
+            step(mover, action)
             hidden.append(f"{mover} ({opponent.name}) plays {text}{_search_note(opponent, seconds)}")
+            hidden += _forced_lines(env)
             if env.at_turn_start() or env.is_game_over():
                 for line in hidden:
                     _say(out, line)
@@ -129,13 +152,17 @@ def play_terminal(
             shown = True
         try:
             line = input_fn("> ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:  # (Ctrl-C goes up: the command line says bye, exit status 130)
+            if follows:
+                opponent.reset()
             _say(out, "\nbye")
             return 0
         cmd = line.strip().lower()
         if not cmd:
             continue
         if cmd in ("quit", "exit", "q"):
+            if follows:
+                opponent.reset()  # (a GGP player: ABORT)
             _say(out, "bye")
             return 0
         if cmd in ("help", "?", "h"):
@@ -149,7 +176,9 @@ def play_terminal(
             shown = False
             continue
         if cmd == "undo":
-            if not history:
+            if follows:
+                _say(out, f"no undo against {opponent.name}: it follows the game move by move")
+            elif not history:
                 _say(out, "nothing to undo: you have not moved yet")
             else:
                 env.set_state(history.pop())
@@ -167,8 +196,9 @@ def play_terminal(
             saved = True
         for a in actions:
             text = env.action_to_string(a)
-            env.step(a)
+            step(mover, a)
             _say(out, f"you play {text}")
+            hidden += _forced_lines(env)
         if env.at_turn_start() or env.is_game_over():
             for line in hidden:
                 _say(out, line)

@@ -38,6 +38,7 @@ from pathlib import Path
 from ggpzoo.envs import spec as _spec
 from ggpzoo.envs.gamespec import GameSpec
 from ggpzoo.tools.arena import GDL_MAX_STEPS  # a GDL game's joint moves before it is cut (a draw)
+from ggpzoo.training import make_out_folder
 
 __all__ = ["DEFAULT_RECIPE", "recipe", "make_env", "make_model", "run_name", "train", "view_of"]
 
@@ -324,7 +325,7 @@ def train(
         raise FileExistsError(
             f"{folder} holds a run already: add --resume to train it more, or give another --out (or delete the folder)"
         )
-    folder.mkdir(parents=True, exist_ok=True)
+    make_out_folder(folder)
     state = json.loads(state_path.read_text()) if resume else {}
     r = recipe(name, **(state.get("recipe_overrides", {}) | overrides))
     env = make_env(name, r, seed + state.get("resumes", 0))

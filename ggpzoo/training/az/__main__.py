@@ -65,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=_seed, default=0, help="seeds self-play and the network (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    from ggpzoo.training import check_out_folder
+
+    try:
+        check_out_folder(args.out)  # before any work
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     import torch
 

@@ -312,7 +312,7 @@ def load_model(path: str, env_name=None) -> nn.Module:
     for another game than ``env_name`` (a name or a spec: compared by the description's name and
     sheet fingerprint before anything is built, so another sheet is never read), raises
     ValueError (OSError when it cannot be read)."""
-    from ggpzoo.agents.weights import check_network_bytes, load_weights, read_description, sizing
+    from ggpzoo.agents.weights import check_network_bytes, check_weights_file, load_weights, read_description, sizing
 
     json_path, d, weights_path = read_description(path, FORMAT, "model", MAX_JSON_BYTES)
     game = None
@@ -338,10 +338,12 @@ def load_model(path: str, env_name=None) -> nn.Module:
             raise ValueError(f"bad env {d['env']!r}")
         env = d["env"] if game is None else game
         with sizing():  # sized before anything is allocated
-            check_network_bytes(cls(env, **args), json_path)
-        net = cls(env, **args)
+            sized = cls(env, **args)
+        check_network_bytes(sized, json_path)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{json_path}: bad model description: {type(e).__name__}: {e}") from None
+    check_weights_file(weights_path, sized)  # before the network is built
+    net = cls(env, **args)
     load_weights(net, weights_path, "network")
     net.eval()
     net.info = d.get("info", {})

@@ -28,7 +28,8 @@ import json
 import math
 import os
 import time
-from dataclasses import asdict, dataclass, fields
+import zipfile
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 import torch
@@ -47,6 +48,7 @@ from ggpzoo.engine.dispatch import OVER, start, status, step
 from ggpzoo.engine.rng import next_random, random_legal, stream
 from ggpzoo.envs.gamespec import ROLE, STEP
 from ggpzoo.tools._progress import Progress
+from ggpzoo.training import make_out_folder
 from ggpzoo.training.az.net import action_logits, default_width, evaluator, network_for, save_model
 
 __all__ = ["AZConfig", "train", "ReplayBuffer", "net_score", "policy_value_loss", "SelfPlay"]
@@ -415,9 +417,17 @@ class ReplayBuffer:
     def load(self, path: str) -> None:
         """Fill the buffer from a file [`save()`][ggpzoo.training.az.train.ReplayBuffer.save] wrote (its newest
         positions if it held more)."""
-        with np.load(path, allow_pickle=False) as f:
-            obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
-            nxt = int(f["next"])
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                obs, z, lengths, actions, probs = f["obs"], f["z"], f["lengths"], f["actions"], f["probs"]
+                nxt = int(f["next"])
+        except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as e:
+            why = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+            raise ValueError(f"{path} is damaged or not a replay buffer: {type(e).__name__}: {why}") from None
+        if any(a.dtype.kind not in "biuf" for a in (obs, z, actions, probs)) or lengths.dtype.kind not in "iu":
+            raise ValueError(f"{path}: a replay buffer of other data types")
+        if lengths.ndim != 1 or (len(lengths) and lengths.min() < 0) or not 0 <= nxt <= max(len(obs), self.capacity):
+            raise ValueError(f"{path}: the buffer's policy targets do not add up")
         if obs.ndim == 2 and self.obs.shape[1:3] == (1, 1) and obs.shape[1:] == self.obs.shape[3:]:
             obs = obs.reshape(len(obs), 1, 1, -1)  # a sheet's buffer of 0.6 (observation vectors)
         if obs.shape[1:] != self.obs.shape[1:] or not (len(obs) == len(z) == len(lengths)):
@@ -489,12 +499,37 @@ def _check_config(config: AZConfig, play, resume: bool) -> None:
             f"got {config.games:,} x {config.simulations + 1:,}"
         )
     if not resume:
-        from dataclasses import replace
-
         probe = replace(config)
         play.configure(probe)
         with torch.device("meta"):  # nothing allocated: the sizes are checked
             play.network(probe)
+
+
+def _read_checkpoint(path: str) -> tuple[dict, dict]:
+    """``(checkpoint, its saved config)`` of ``out/checkpoint.pt``; a ValueError naming the file
+    if it is missing, cannot be read or is not a checkpoint this module wrote."""
+    if not os.path.isfile(path):
+        raise ValueError(f"--resume: no checkpoint at {path}")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        saved = json.loads(ckpt["config"])
+        if not isinstance(ckpt["model"], dict) or not isinstance(ckpt["optimizer"], dict):
+            raise ValueError("no network or optimiser state")
+        if not isinstance(saved.get("env"), str):
+            raise ValueError("no game in its config")
+        for name in ("channels", "blocks"):
+            v = saved.get(name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"bad {name} {v!r:.40}")
+        for name in ("step", "positions", "games"):
+            if isinstance(ckpt.get(name, 0), bool) or not isinstance(ckpt.get(name, 0), int):
+                raise ValueError(f"bad counter {name}")
+    except Exception as e:  # noqa: BLE001 - torch.load raises whatever its unpickler meets
+        if isinstance(e, (MemoryError, KeyboardInterrupt)):
+            raise
+        why = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        raise ValueError(f"{path} is damaged or not a checkpoint: {type(e).__name__}: {why}") from None
+    return ckpt, saved
 
 
 def train(config: AZConfig, minutes: float, out: str, resume: bool = False, progress: bool | None = None) -> dict:
@@ -514,31 +549,28 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     ckpt_path = os.path.join(out, "checkpoint.pt")
     if not resume and os.path.exists(ckpt_path):
         raise ValueError(f"{out} holds a run already: add --resume to train it more, or give another --out")
-    os.makedirs(out, exist_ok=True)
-    if not os.access(out, os.W_OK | os.X_OK):  # found now, not at the first checkpoint
-        raise ValueError(f"cannot write in {out}: permission denied")
+    make_out_folder(out)  # found now, not at the first checkpoint
     # seconds: wall clock of training; cpu_seconds: the process's CPU time over it (all threads)
     counters = {"step": 0, "positions": 0, "games": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     torch.manual_seed(config.seed)
     if resume:
-        if not os.path.exists(ckpt_path):
-            raise ValueError(f"--resume: no checkpoint at {ckpt_path}")
-        ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-        saved = json.loads(ckpt["config"])
+        ckpt, saved = _read_checkpoint(ckpt_path)
         if saved["env"] != config.env:
             raise ValueError(f"{ckpt_path} trains {saved['env']!r}, not {config.env!r}")
-        config.channels, config.blocks = saved["channels"], saved["blocks"]
+        config = replace(config, channels=saved["channels"], blocks=saved["blocks"])
         config.c_scale = saved.get("c_scale", config.c_scale)
         config.features = bool(saved.get("features"))  # runs before features had none
     play.configure(config)
     net = play.network(config)
-    if resume:
-        net.load_state_dict(ckpt["model"])
-        counters.update({k: ckpt.get(k, v) for k, v in counters.items()})  # (cpu_seconds: new in 0.7)
-    net.to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     if resume:
-        opt.load_state_dict(ckpt["optimizer"])
+        try:
+            net.load_state_dict(ckpt["model"])
+            opt.load_state_dict(ckpt["optimizer"])
+        except (RuntimeError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{ckpt_path} is damaged: {str(e).strip().splitlines()[0][:200]}") from None
+        counters.update({k: ckpt.get(k, v) for k, v in counters.items()})  # (cpu_seconds: new in 0.7)
+    net.to(device)
     seed = config.seed + counters["step"]  # a resumed run draws new games
     rng = np.random.default_rng(seed)
     cells_t = torch.as_tensor(play.cells(), dtype=torch.long, device=device)
@@ -547,7 +579,7 @@ def train(config: AZConfig, minutes: float, out: str, resume: bool = False, prog
     buffer = ReplayBuffer(config.buffer_size, net.input_shape, play.obs_dtype)
     buffer_path = os.path.join(out, "buffer.npz")
     if resume and os.path.exists(buffer_path):
-        buffer.load(buffer_path)
+        buffer.load(buffer_path)  # all checked before the buffer changes
     play.start(G, config.max_moves)
     obs = np.zeros((G, *net.input_shape), play.obs_dtype)
     pending: list[list] = [[] for _ in range(G)]  # (obs, actions, probs, role) per game until its end
