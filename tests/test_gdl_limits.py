@@ -114,7 +114,10 @@ def test_arena_cuts_a_gdl_game_that_need_not_end():
         "(role a) (role b) (init (s 0)) (legal a noop) (legal a wait) (legal b noop)"
         "(<= (next (s 0)) (true (s 0))) (<= terminal (true (s 1))) (goal a 50) (goal b 50)"
     )
-    g = gdl.load(never)
+    from ggpzoo.gdl.lint import GDLWarning
+
+    with pytest.warns(GDLWarning, match="no terminal rule can ever hold"):
+        g = gdl.load(never)
     rec = arena.play_game(g, make_agent("random", g), make_agent("random", g), seeds=(1, 2))
     assert rec.truncated and rec.score == 0.5
     assert rec.length <= 2 * arena.GDL_MAX_STEPS
