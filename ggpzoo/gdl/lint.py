@@ -24,6 +24,7 @@ Each names the relation (``name/arity``) and a line of the sheet. To silence the
 
 from __future__ import annotations
 
+import difflib
 import warnings
 
 from ggpzoo.gdl.syntax import Rule, is_var, relation, to_text
@@ -109,23 +110,29 @@ def _made(rules: list[Rule], keyword: str, index: int) -> dict[tuple[str, int], 
     return out
 
 
-def _fixed_out(term, made: list) -> bool:
-    """Whether no term of ``made`` (same relation as ``term``) can match ``term``, shown cheaply:
-    at some argument, ``term`` has a constant and every term of ``made`` another constant."""
+def _constants(made: list) -> list:
+    """Per argument of the terms ``made`` (one relation): the set of the constants they have
+    there, or None where one of them has a variable or a compound term (it could be anything)."""
+    out = []
+    for i in range(1, len(made[0])) if type(made[0]) is tuple else ():
+        args = {m[i] for m in made}
+        out.append(None if any(type(a) is not str or is_var(a) for a in args) else args)
+    return out
+
+
+def _fixed_out(term, constants: list) -> bool:
+    """Whether no made term can match ``term`` (``constants``: `_constants` of the made terms of
+    its relation), shown cheaply: at some argument, ``term`` has a constant none of them has."""
     if type(term) is not tuple:
         return False
-    for i, arg in enumerate(term[1:], 1):
-        if type(arg) is str and not is_var(arg):
-            others = [m[i] for m in made]
-            if all(type(o) is str and not is_var(o) for o in others) and arg not in others:
-                return True
-    return False
+    return any(
+        type(arg) is str and not is_var(arg) and known is not None and arg not in known
+        for arg, known in zip(term[1:], constants, strict=True)
+    )
 
 
 def _similar(rel: tuple[str, int], known) -> str:
-    """``; name/arity is`` a known relation of the same name or the closest spelling, if any."""
-    import difflib
-
+    """`` (name/arity is)``: a known relation of the same name, or else the closest spelling; or ""."""
     names = sorted({_name(k) for k in known})
     same = [n for n in names if n.split("/")[0] == rel[0]]
     close = same or difflib.get_close_matches(_name(rel), names, n=1)
@@ -140,6 +147,7 @@ def never_true(rules: list[Rule], defined: dict) -> list[tuple[int, str]]:
     for rel, terms in _made(rules, "next", 1).items():
         fluents.setdefault(rel, []).extend(terms)
     moves = _made(rules, "legal", 2)
+    constants = {rel: _constants(terms) for rel, terms in fluents.items()}
     any_fluent = any(
         type(r.head) is tuple and relation(r.head) in (("init", 1), ("next", 1)) and is_var(r.head[1]) for r in rules
     )
@@ -158,7 +166,7 @@ def never_true(rules: list[Rule], defined: dict) -> list[tuple[int, str]]:
                     if fluent not in fluents:
                         message = f"fluent {_name(fluent)} is read by true but no init or next rule makes it"
                         message += _similar(fluent, fluents)
-                    elif _fixed_out(atom[1], fluents[fluent]):
+                    elif _fixed_out(atom[1], constants[fluent]):
                         message = f"fluent {to_text(atom[1])} is read by true but no init or next rule makes it"
                 elif rel == ("does", 2) and not is_var(atom[2]) and not any_move:
                     move = relation(atom[2])
