@@ -251,3 +251,15 @@ def test_game_pages_are_their_docstrings():
     for name in pages:
         text = (ROOT / "docs" / "games" / f"{name}.md").read_text()
         assert "### Rules" in text and "Check figures" in text, name
+
+
+def test_ci_builds_the_site_as_the_readme_says():
+    """CI runs the README's docs command as written: with ``--quiet`` the warnings never
+    reach ``--strict`` and a broken cross-reference passes CI."""
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(r"^NO_MKDOCS_2_WARNING=1 mkdocs build --strict$", readme, re.M)
+    assert shown, "README.md: no `NO_MKDOCS_2_WARNING=1 mkdocs build --strict` line"
+    run = (ROOT / ".ci" / "run").read_text().splitlines()
+    builds = [line for line in run if "mkdocs build" in line and not line.startswith("#")]
+    assert len(builds) == 1 and builds[0].startswith(shown.group(0) + " --site-dir "), builds
+    assert not re.search(r"\s(--quiet|-q)\b", builds[0]), builds[0]

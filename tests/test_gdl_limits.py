@@ -114,7 +114,11 @@ def test_arena_cuts_a_gdl_game_that_need_not_end():
         "(role a) (role b) (init (s 0)) (legal a noop) (legal a wait) (legal b noop)"
         "(<= (next (s 0)) (true (s 0))) (<= terminal (true (s 1))) (goal a 50) (goal b 50)"
     )
-    g = gdl.load(never)
+    from ggpzoo.gdl.lint import GDLWarning
+
+    with pytest.warns(GDLWarning) as got:  # (s 1) is never made: terminal never holds
+        g = gdl.load(never)
+    assert any("no terminal rule can ever hold" in str(w.message) for w in got)
     rec = arena.play_game(g, make_agent("random", g), make_agent("random", g), seeds=(1, 2))
     assert rec.truncated and rec.score == 0.5
     assert rec.length <= 2 * arena.GDL_MAX_STEPS
@@ -182,7 +186,10 @@ def test_terms_nested_past_the_limit_are_refused_in_one_line():
     with pytest.raises(GDLError, match=f"nested deeper than MAX_NESTING = {MAX_NESTING}"):
         gdl.load(BASE + "(goal white 0)" + f"(<= (q ?x) (p {deep}) (r ?x)) (r 1)")
     ok = "(f " * 40 + "a" + ")" * 40  # deep, within the limit: read and evaluated
-    g = gdl.load(BASE + "(goal white 0)" + f"(p {ok}) (<= (q ?x) (p ?x))")
+    from ggpzoo.gdl.lint import GDLWarning
+
+    with pytest.warns(GDLWarning, match="relation q/1 is defined but never used"):
+        g = gdl.load(BASE + "(goal white 0)" + f"(p {ok}) (<= (q ?x) (p ?x))")
     assert len(g.program.static_facts(("q", 1))) == 1
 
 

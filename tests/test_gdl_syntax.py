@@ -292,3 +292,111 @@ def test_a_numeral_of_any_length_is_a_symbol_that_plays():
         assert e.rewards == {"r": 1.0}
     with pytest.raises(gdl.GDLError, match="goal"):
         gdl.load(sheet.replace("(goal r 0)", f"(goal r {n})"))
+# the guide's own example sheet (docs/guides/gdl.md), and its common mistakes
+def _guide_sheet() -> str:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "guides" / "gdl.md").read_text()
+    return re.search(r"<!-- file: takeaway.kif -->\n```lisp\n(.*?)```", page, re.S).group(1)
+
+
+def _problems(text: str) -> list[str]:
+    from ggpzoo.gdl.lint import problems
+
+    rules = parse(text)
+    return problems(rules, [r.head[1] for r in rules if type(r.head) is tuple and r.head[0] == "role"])
+
+
+def test_the_guides_sheet_has_nothing_to_warn_about():
+    assert _lint_warnings(_guide_sheet()) == []
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        (  # the guide's own example of a typo: stone for stones, read by true
+            "(<= terminal (true (stones 0)))",
+            "(<= terminal (true (stone 0)))",
+            [
+                "fluent stone/1 is read by true but no init or next rule makes it (stones/1 is)",
+                "no terminal rule can ever hold, so a game ends only when a role has no legal move",
+            ],
+        ),
+        (  # a constant no init or next gives that argument
+            "(<= (next (control white)) (true (control black)))",
+            "(<= (next (control white)) (true (control blak)))",
+            ["fluent (control blak) is read by true but no init or next rule makes it"],
+        ),
+        (  # a move no legal rule gives
+            "(<= (next (winner ?p)) (does ?p (take ?k))",
+            "(<= (next (winner ?p)) (does ?p (tak ?k))",
+            ["move tak/1 is read by does but no legal rule gives it (take/1 is)"],
+        ),
+        (  # the wrong number of arguments
+            "(<= (next (winner ?p)) (does ?p (take ?k))",
+            "(<= (next (winner ?p)) (does ?p (take ?k 1))",
+            ["move take/2 is read by does but no legal rule gives it (take/1 is)"],
+        ),
+    ],
+)
+def test_the_linter_finds_what_is_never_true(old, new, expected):
+    sheet = _guide_sheet()
+    assert sheet.count(old) == 1
+    found = _problems(sheet.replace(old, new))
+    assert len(found) == len(expected), found
+    for text, want in zip(found, expected, strict=True):
+        assert want in text, (text, want)
+    assert any(want in w for w in _lint_warnings(sheet.replace(old, new)) for want in expected[:1])
+
+
+def test_a_fluent_or_move_any_rule_can_make_is_not_flagged():
+    sheet = _guide_sheet()
+    # a next (or legal) with a variable in place of the fluent (the move) can make any of them
+    assert not any(
+        "read by" in p
+        for p in _problems(
+            sheet.replace("(true (stones 0))", "(true (stone 0))") + "(<= (next ?f) (true ?f) (keep ?f)) (keep x)\n"
+        )
+    )
+    assert not any(
+        "read by does" in p
+        for p in _problems(
+            sheet.replace("(does ?p (take ?k)) (true (stones ?k))", "(does ?p (tak ?k)) (true (stones ?k))")
+            + "(<= (legal ?p ?m) (role ?p) (extra ?m)) (extra pass)\n"
+        )
+    )
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+
+    @settings(max_examples=40, deadline=None)
+    @given(
+        name=st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8),
+        arity=st.integers(0, 3),
+        where=st.sampled_from(["terminal", "goal", "legal"]),
+    )
+    def test_a_read_of_a_fluent_nothing_makes_is_always_named(name, arity, where):
+        """Whatever fluent a true reads, it is named unless init or next can make it; the
+        findings are a pure function of the sheet (no crash on any name or arity)."""
+        sheet = _guide_sheet()
+        fluent = name if arity == 0 else "(" + " ".join([name] + ["1"] * arity) + ")"
+        read = {
+            "terminal": ("(<= terminal (true (stones 0)))", f"(<= terminal (true {fluent}))"),
+            "goal": ("(<= (goal ?p 100) (true (winner ?p)))", f"(<= (goal ?p 100) (true (winner ?p)) (true {fluent}))"),
+            "legal": ("(<= (legal ?p noop) (role ?p)", f"(<= (legal ?p noop) (role ?p) (not (true {fluent}))"),
+        }[where]
+        text = sheet.replace(*read)
+        made = {("stones", 1), ("control", 1), ("winner", 1)}
+        found = [p for p in _problems(text) if "read by true" in p]
+        if (name, arity) in made:
+            assert found == [] or all("(" in p.split("fluent ", 1)[1][:1] for p in found)
+        else:
+            assert len(found) == 1 and f"fluent {name}/{arity} is read by true" in found[0], found
+        assert _problems(text) == _problems(text)

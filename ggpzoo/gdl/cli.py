@@ -1,11 +1,11 @@
 """Command-line tools for GDL sheets: ``gdl FILE`` and ``bench --gdl FILE``.
 
-    python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B]
+    python -m ggpzoo gdl FILE [--games N] [--seconds S] [--no-api-test] [--backend B] [--stats]
     python -m ggpzoo bench --gdl FILE|FOLDER [...] [--seconds S] [--batch N] [--no-exact] [--markdown]
     python -m ggpzoo gdl corpus DIR [--roles 2] [--games 3] [--ground-time-limit S] [--time-limit S]
 
-`main()` is the ``gdl`` subcommand (roles, action counts, observation size, grounding
-and network size, random-playout speed of both paths, PettingZoo's ``api_test``);
+`main()` is the ``gdl`` subcommand (roles, action counts, observation size, the sheet's
+size, random-playout speed of both paths, PettingZoo's ``api_test``);
 `bench()` measures and returns the random-playout transitions/s of the compiled path
 and the exact path on one core, and `bench_main()` prints them.
 """
@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = [
     "batched_playouts",
+    "compiled_speed",
     "games_playouts",
     "bench",
     "bench_main",
@@ -35,6 +36,7 @@ __all__ = [
 MAX_SECONDS = 3600.0  # --seconds and the other time options of these commands: at most an hour
 MAX_GAMES = 1_000_000  # --games
 MAX_BATCH = 65_536  # bench --batch: games stepped together
+MIN_PLAY_SECONDS = 0.5  # gdl FILE: the compiled speed is timed over at least this much play
 
 
 def _number(kind, low: float, high: float, what: str):
@@ -58,6 +60,22 @@ def _number(kind, low: float, high: float, what: str):
 _SECONDS = _number(float, 1e-3, MAX_SECONDS, "MAX_SECONDS")
 _LIMIT = _number(float, 0.0, MAX_SECONDS, "MAX_SECONDS")
 _GAMES = _number(int, 1, MAX_GAMES, "MAX_GAMES")
+
+
+def compiled_speed(net, games: int, seconds: float = MIN_PLAY_SECONDS):
+    """Random games on the compiled network ``net``: at least ``games`` of them and at least
+    ``seconds`` of play (a speed timed over a millisecond says little). Returns
+    (games, transitions, seconds, mean goal per role)."""
+    from ggpzoo.gdl.propnet import random_playouts
+
+    played = steps = 0
+    dt = 0.0
+    goal_sum = 0.0
+    while played < games or dt < seconds:
+        s, t, goals = random_playouts(net, games, seed=played)
+        played, steps, dt = played + games, steps + s, dt + t
+        goal_sum = goal_sum + goals * games
+    return played, steps, dt, goal_sum / played
 
 
 def exact_playouts(game, seconds: float = 2.0, seed: int = 0, max_games: int | None = None):
@@ -435,47 +453,55 @@ def main(argv=None) -> int:
     p.add_argument("file", help=f"a .kif file, or the name of a shipped game: {shipped}")
     p.add_argument("--backend", default="auto", choices=["auto", "compiled", "exact"])
     p.add_argument(
-        "--games", type=_GAMES, default=1000, help="random games for the compiled speed (default 1000; at most 10**6)"
+        "--games",
+        type=_GAMES,
+        default=1000,
+        help=f"random games for the compiled speed, at least (default 1000; at most 10**6); "
+        f"more are played until {MIN_PLAY_SECONDS:g} s of play",
     )
     p.add_argument(
         "--seconds", type=_SECONDS, default=2.0, help="time for the exact path's speed (default 2; at most 3600)"
     )
     p.add_argument("--no-api-test", action="store_true", help="skip PettingZoo's api_test")
     p.add_argument("--ground-time-limit", type=_LIMIT, default=60.0, help="CPU seconds grounding may take (default 60)")
+    p.add_argument("--stats", action="store_true", help="also print the compiled network's internal counts")
     a = p.parse_args(argv)
-    from ggpzoo.gdl.propnet import random_playouts
-
     try:
         path = a.file if a.file.endswith(".kif") or "/" in a.file else gdl.game_path(a.file)
         t = time.perf_counter()
         g = gdl.load(path, ground_time_limit=a.ground_time_limit)
-        print(f"{g.name}: loaded and checked in {time.perf_counter() - t:.2f} s")
+        loaded = time.perf_counter() - t
         t = time.perf_counter()
         e = gdl.raw_env(g, backend=a.backend)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(f"backend: {e.backend} (ready in {time.perf_counter() - t:.2f} s)")
+    path_name = "compiled network" if e.backend == "compiled" else "exact reasoner"
+    ready = time.perf_counter() - t
+    print(f"{g.name}: loaded and checked in {loaded:.2f} s, ready to play in {ready:.2f} s ({path_name})")
     print("roles: " + ", ".join(f"{r} ({len(e.actions[r])} actions)" for r in g.roles))
     sp = e.observation_space(g.roles[0])
+    planes = ""
+    if "planes" in sp.spaces:
+        names = ", ".join(e.plane_names[:6]) + (", ..." if len(e.plane_names) > 6 else "")
+        planes = f"; board planes {'x'.join(map(str, sp['planes'].shape))} ({names})"
     print(
-        f"observation: {sp['observation'].shape[0]} = {len(g.fluents)} fluents + {len(g.roles)} roles"
-        + (
-            f"; planes {sp['planes'].shape} ({', '.join(e.plane_names[:6])}{'...' if len(e.plane_names) > 6 else ''})"
-            if "planes" in sp.spaces
-            else ""
-        )
+        f"observation: {sp['observation'].shape[0]} values, one per fluent (the {len(g.fluents)} facts a state "
+        f"can hold) and one per role{planes}"
     )
     if e.backend == "compiled":
         net = g.propnet()
-        print("network: " + ", ".join(f"{k} {v}" for k, v in net.stats().items()))
-        steps, dt, goals = random_playouts(net, a.games)
+        print(f"size: {len(g.fluents)} fluents, {net.n_rules:,} rules in the compiled network")
+        if a.stats:
+            print("network: " + ", ".join(f"{k} {v}" for k, v in net.stats().items()))
+        games, steps, dt, goals = compiled_speed(net, a.games)
         print(
-            f"compiled: {a.games} random games, {steps} transitions in {dt:.3f} s: {steps / dt:,.0f} transitions/s; "
+            f"speed, compiled: {games:,} random games, {steps:,} transitions in {dt:.2f} s: "
+            f"{steps / dt:,.0f} transitions/s on one core; "
             f"mean goals {', '.join(f'{r} {v:.1f}' for r, v in zip(g.roles, goals, strict=False))}"
         )
     steps, dt, n = exact_playouts(g, a.seconds)
-    print(f"exact: {n} random games, {steps} transitions in {dt:.2f} s: {steps / dt:,.0f} transitions/s")
+    print(f"speed, exact: {n:,} random games, {steps:,} transitions in {dt:.2f} s: {steps / dt:,.0f} transitions/s")
     if not a.no_api_test:
         from ggpzoo.utils import quiet_api_test
 

@@ -8,6 +8,13 @@
 * a relation defined but used nowhere (GDL's keywords and what the game reads, ``role``,
   ``init``, ``legal``, ``next``, ``goal``, ``terminal``, ``base``, ``input``, count as used):
   a dead rule, or a typo in the places that should use it;
+* a fluent read by ``true`` that no ``init`` or ``next`` rule can make (by its name and
+  number of arguments, or by a constant argument that every rule making it fixes
+  otherwise): a typo such as ``(true (stone 0))`` for ``stones`` is never true;
+* a move read by ``does`` that no ``legal`` rule can give (by its name and number of
+  arguments): that literal is never true either;
+* ``terminal`` rules that can never hold (each reads something never true): the games end
+  only when a role has no legal move;
 * a sheet without a ``terminal`` rule: its games never end;
 * a role without a ``goal`` rule: it scores 0 whatever happens.
 
@@ -20,11 +27,12 @@ process that loads sheet after sheet does not grow. To silence them:
 
 from __future__ import annotations
 
+import difflib
 import warnings
 
-from ggpzoo.gdl.syntax import Rule, is_var, relation
+from ggpzoo.gdl.syntax import Rule, is_var, relation, to_text
 
-__all__ = ["GDLWarning", "lint", "problems"]
+__all__ = ["GDLWarning", "lint", "never_true", "problems"]
 
 # read by the game itself (or GDL-II's sees), whether or not a rule of the sheet uses them
 READ = {"role", "init", "legal", "next", "goal", "terminal", "base", "input", "sees"}
@@ -91,7 +99,100 @@ def problems(rules: list[Rule], roles: list[str]) -> list[str]:
         if role not in scored and not any(is_var(r) for r in scored):
             line = role_lines.get(role, 0)
             found.append((line, f"line {line}: role {role} has no goal rule, so it scores 0 whatever happens"))
+    found += never_true(rules, defined)
     return [text for _, text in sorted(found, key=lambda item: item[0])]
+
+
+def _made(rules: list[Rule], keyword: str, index: int) -> dict[tuple[str, int], list]:
+    """The terms the heads ``(keyword ... term)`` can make (argument ``index``), by relation."""
+    out: dict[tuple[str, int], list] = {}
+    for rule in rules:
+        head = rule.head
+        if type(head) is tuple and head[0] == keyword and len(head) > index and not is_var(head[index]):
+            out.setdefault(relation(head[index]), []).append(head[index])
+    return out
+
+
+def _constants(made: list) -> list:
+    """Per argument of the terms ``made`` (one relation): the set of the constants they have
+    there, or None where one of them has a variable or a compound term (it could be anything)."""
+    out = []
+    for i in range(1, len(made[0])) if type(made[0]) is tuple else ():
+        args = {m[i] for m in made}
+        out.append(None if any(type(a) is not str or is_var(a) for a in args) else args)
+    return out
+
+
+def _fixed_out(term, constants: list) -> bool:
+    """Whether no made term can match ``term`` (``constants``: `_constants` of the made terms of
+    its relation), shown cheaply: at some argument, ``term`` has a constant none of them has."""
+    if type(term) is not tuple:
+        return False
+    return any(
+        type(arg) is str and not is_var(arg) and known is not None and arg not in known
+        for arg, known in zip(term[1:], constants, strict=True)
+    )
+
+
+def _similar(rel: tuple[str, int], known) -> str:
+    """`` (name/arity is)``: a known relation of the same name, or else the closest spelling; or ""."""
+    names = sorted({_name(k) for k in known})
+    same = [n for n in names if n.split("/")[0] == rel[0]]
+    close = same or difflib.get_close_matches(_name(rel), names, n=1)
+    return f" ({' or '.join(close)} is)" if close else ""
+
+
+def never_true(rules: list[Rule], defined: dict) -> list[tuple[int, str]]:
+    """``(line, message)`` for each ``true`` of a fluent no ``init`` or ``next`` makes, each
+    ``does`` of a move no ``legal`` gives, and ``terminal`` rules that can never hold;
+    ``defined``: the relations the sheet defines (a fact's or a rule's head)."""
+    fluents = _made(rules, "init", 1)
+    for rel, terms in _made(rules, "next", 1).items():
+        fluents.setdefault(rel, []).extend(terms)
+    moves = _made(rules, "legal", 2)
+    constants = {rel: _constants(terms) for rel, terms in fluents.items()}
+    any_fluent = any(
+        type(r.head) is tuple and relation(r.head) in (("init", 1), ("next", 1)) and is_var(r.head[1]) for r in rules
+    )
+    any_move = any(type(r.head) is tuple and relation(r.head) == ("legal", 2) and is_var(r.head[2]) for r in rules)
+    found: list[tuple[int, str]] = []
+    seen: set = set()
+    dead_terminals = 0
+    for rule in rules:
+        dead = False
+        for literal in rule.body:
+            for atom in _atoms(literal):
+                message = None
+                rel = relation(atom)
+                if rel == ("true", 1) and not is_var(atom[1]) and not any_fluent:
+                    fluent = relation(atom[1])
+                    if fluent not in fluents:
+                        message = f"fluent {_name(fluent)} is read by true but no init or next rule makes it"
+                        message += _similar(fluent, fluents)
+                    elif _fixed_out(atom[1], constants[fluent]):
+                        message = f"fluent {to_text(atom[1])} is read by true but no init or next rule makes it"
+                elif rel == ("does", 2) and not is_var(atom[2]) and not any_move:
+                    move = relation(atom[2])
+                    if move not in moves:
+                        message = f"move {_name(move)} is read by does but no legal rule gives it"
+                        message += _similar(move, moves)
+                elif rel not in defined and rel not in GIVEN:
+                    dead = dead or atom is literal  # an undefined relation, read positively
+                if message is None:
+                    continue
+                dead = dead or atom is literal
+                if message not in seen:
+                    seen.add(message)
+                    found.append((rule.line, f"line {rule.line}: {message}, so that literal is never true"))
+        if rule.head == "terminal":
+            dead_terminals += dead
+    terminals = [r for r in rules if r.head == "terminal"]
+    if terminals and dead_terminals == len(terminals):
+        line = terminals[0].line
+        found.append(
+            (line, f"line {line}: no terminal rule can ever hold, so a game ends only when a role has no legal move")
+        )
+    return found
 
 
 def lint(rules: list[Rule], roles: list[str], name: str = "gdl") -> list[str]:

@@ -14,7 +14,7 @@ ggp-base's players do (see [`ggpzoo.ggp.protocol`][ggpzoo.ggp.protocol] for the 
   state). A role with one legal move (``noop``) answers it at once; otherwise the agent
   searches until [`clock_margin()`][ggpzoo.ggp.player.clock_margin] before the play clock ends. ``mcts`` (the default)
   is UCT on the network, decoupled UCT where several roles move at once
-  ([`ggpzoo.agents.GDLMCTSAgent`][ggpzoo.agents.GDLMCTSAgent]), and on the exact reasoner the Monte Carlo
+  ([`ggpzoo.agents.MCTSAgent`][ggpzoo.agents.mcts.MCTSAgent]), and on the exact reasoner the Monte Carlo
   search of [`ggpzoo.ggp.agents.MonteCarloAgent`][ggpzoo.ggp.agents.MonteCarloAgent] (a random legal move while the
   network is still being built, leaving it the CPU). If the search is not back by half
   a margin before the clock ends, the answer of a first search of a tenth of the time

@@ -9,7 +9,7 @@ GDL edition of it in ``ggpzoo/gdl/games``, its moves translated by
 other seat's turns too: it answers its ``noop``; and for a joint move the env plays by
 itself, where no role has a choice), and STOP at the end. As a game server
 does, a reply that is not a legal move (in the sheet's spelling), cannot be read, or comes
-later than the play clock plus [`GRACE`][ggpzoo.ggp.server.GRACE] is replaced by a random
+later than the play clock plus `ggpzoo.ggp.server.GRACE` (1 s) is replaced by a random
 legal move and recorded in [`GGPAgent.errors`][ggpzoo.ggp.remote.GGPAgent].
 
 Turn-taking games only (one role chooses a move each step, as in the arena's envs).
