@@ -292,6 +292,8 @@ def test_a_numeral_of_any_length_is_a_symbol_that_plays():
         assert e.rewards == {"r": 1.0}
     with pytest.raises(gdl.GDLError, match="goal"):
         gdl.load(sheet.replace("(goal r 0)", f"(goal r {n})"))
+
+
 # the guide's own example sheet (docs/guides/gdl.md), and its common mistakes
 def _guide_sheet() -> str:
     import re
