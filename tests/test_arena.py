@@ -404,3 +404,20 @@ def test_ctrl_c_keeps_the_games_finished(tmp_path, monkeypatch, capsys):
     assert data["interrupted"] is True and len(data["games"]) == 2
     assert [g["actions"] for g in data["games"]] == [g.actions for g in played]
     assert "interrupted" in capsys.readouterr().out
+
+
+def test_an_arena_record_lists_the_moves_the_env_played_by_itself():
+    """Tic-tac-toe's last mark is forced (the only empty cell): the record's moves list it,
+    though no agent chose it, so a game's text and its JSON show every move."""
+    from ggpzoo.agents.simple import RandomAgent
+    from ggpzoo.tools.arena import play_game
+
+    for seed in range(20):
+        rec = play_game("gdl:tictactoe", RandomAgent(), RandomAgent(), seeds=(seed, seed + 1))
+        if len(rec.moves) > len(rec.actions):
+            break
+    else:
+        raise AssertionError("no game ended in a forced move")
+    assert len(rec.moves) == 9 and len(rec.actions) == 8
+    cells = {" ".join(m.split()) for m in rec.moves}
+    assert len(cells) == 9 and all(m.startswith("(mark") for m in cells)

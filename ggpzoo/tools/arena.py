@@ -95,7 +95,8 @@ class GameRecord:
     truncated: bool  # cut by max_steps (scored as a draw)
     seconds: float
     actions: list[int] = field(default_factory=list)
-    moves: list[str] = field(default_factory=list)  # the actions as text (action_to_string)
+    # the actions as text (action_to_string), and after each the moves the env played by itself
+    moves: list[str] = field(default_factory=list)
     white_seconds: float = 0.0  # the time white's agent took to choose its moves, in all
     black_seconds: float = 0.0
     white_moves: int = 0  # the actions each agent chose
@@ -119,6 +120,19 @@ def _raw_env(env, max_steps: int | None = None):
     if s.num_roles != 2:
         raise ValueError(f"the arena plays two-player games; {s.name} has roles {', '.join(s.agents)}")
     return s.raw_env(max_steps=GDL_MAX_STEPS if max_steps is None else max_steps)
+
+
+def forced_moves(env) -> list[tuple[str, str]]:
+    """``(role, move)`` of each move ``env`` played by itself in its last ``step()`` or
+    ``reset()``: a role's only legal move in a joint move where no role had a choice (a GDL
+    sheet's ``forced``), but a waiting role's ``noop``. Empty for the other games."""
+    raw = env.unwrapped
+    return [
+        (r, text)
+        for joint in getattr(raw, "forced", [])
+        for r, a in joint
+        if (text := raw.action_to_string(a, role=r)).lower() != "noop"
+    ]
 
 
 def play_game(
@@ -174,6 +188,7 @@ def play_game(
             if hasattr(agent, "moved"):  # a remote GGP player follows every move (PLAY, STOP)
                 agent.moved(env, mover, int(action))
         moves.append(env.action_to_string(int(action), role=mover))  # a sheet's: the mover's GDL term
+        moves += [m for _, m in forced_moves(env)]  # and the moves the env played by itself
         if on_move is not None:
             on_move(env, action)
     first, second = seats

@@ -39,6 +39,7 @@ import numpy as np
 from ggpzoo.agents.base import Agent
 from ggpzoo.envs import load
 from ggpzoo.envs.notation import MoveError
+from ggpzoo.tools.arena import forced_moves, play_game
 
 __all__ = [
     "record_game",
@@ -62,34 +63,11 @@ def record_game(
 
     ``on_move(env, action)`` is called after every action (e.g. to show progress).
     """
-    from ggpzoo.tools.arena import play_game
-
     seeds = np.random.SeedSequence([seed]).generate_state(2)
     env = load(env_name).raw_env(max_steps=max_steps)
-    forced = []  # the moves the env played itself after each action
-
-    def moved(env, action):
-        forced.append([text for _, text in forced_moves(env)])
-        if on_move is not None:
-            on_move(env, action)
-
-    rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=moved)
-    moves = [m for chosen, after in zip(rec.moves, forced, strict=True) for m in (chosen, *after)]
-    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": moves}
+    rec = play_game(env, white, black, seeds=(int(seeds[0]), int(seeds[1])), on_move=on_move)
+    game = {"env": env_name, "white": white.name, "black": black.name, "actions": rec.actions, "moves": rec.moves}
     return game | _result(env)
-
-
-def forced_moves(env) -> list[tuple[str, str]]:
-    """``(role, move)`` of each move ``env`` played by itself in its last ``step()`` or
-    ``reset()``: a role's only legal move in a joint move where no role had a choice (a GDL
-    sheet's ``forced``), but a waiting role's ``noop``. Empty for the other games."""
-    raw = env.unwrapped
-    return [
-        (r, text)
-        for joint in getattr(raw, "forced", [])
-        for r, a in joint
-        if (text := raw.action_to_string(a, role=r)).lower() != "noop"
-    ]
 
 
 def _same_move(a, b: str) -> bool:
