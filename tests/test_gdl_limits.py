@@ -46,6 +46,29 @@ def test_static_relations_have_a_time_limit():
     assert logic.STATIC_TIME_LIMIT == 10.0  # what a Game gives them at least (its ground_time_limit if longer)
 
 
+def test_a_load_stops_when_its_caller_says_so():
+    """A GGP match aborted while its sheet's static relations are computed: the load stops
+    within one look at its budget instead of computing 10^6 facts for no one."""
+    from ggpzoo.gdl.ground import GroundingStopped
+    from ggpzoo.gdl.syntax import LoadStopped
+
+    nums = " ".join(f"(num {i})" for i in range(100))
+    text = BASE + "(goal white 0)" + nums + "\n(<= (tri ?a ?b ?c) (num ?a) (num ?b) (num ?c))"
+    t0 = time.process_time()
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) > 3  # wanted at first, then no longer
+
+    with pytest.raises(LoadStopped, match="loading stopped"):
+        gdl.load(text, stop=stop)
+    assert time.process_time() - t0 < 5  # the whole relation takes longer than it took to stop
+    assert len(calls) == 4
+    assert issubclass(GroundingStopped, LoadStopped) and issubclass(LoadStopped, GDLError)
+    assert gdl.load(BASE + "(goal white 0)", stop=lambda: False).roles == ["white", "black"]
+
+
 def test_exact_path_bounds_one_state_and_keeps_one_copy_of_each_head(monkeypatch):
     fluents = " ".join(f"(init (f {i}))" for i in range(100))
     text = (

@@ -106,14 +106,16 @@ def check_time_limit(value, name: str = "ground_time_limit") -> float:
     return v
 
 
-def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0) -> Game:
+def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0, stop=None) -> Game:
     """Read and check a GDL sheet: a path to a ``.kif`` file, or the KIF text itself.
 
     A string is read as KIF text when it is not an existing file and holds a newline or
     starts with ``(`` or ``;``; anything else is a path. A file must be a regular file of at
     most `MAX_SHEET_BYTES` (16 MB). ``ground_time_limit`` (seconds of CPU time, finite,
     0 or more) bounds the grounding, and the static relations computed at load (which get at
-    least `STATIC_TIME_LIMIT`, 10 s).
+    least `STATIC_TIME_LIMIT`, 10 s). ``stop`` (a function of no arguments) ends the static
+    relations' computation with `ggpzoo.gdl.syntax.LoadStopped` when it returns true (a GGP
+    player loading the sheet of a match that has ended).
 
     Raises [`ggpzoo.gdl.GDLError`][ggpzoo.gdl.GDLError] (a ValueError) for a sheet that cannot be read or
     that breaks GDL's rules (unsafe rule, unstratified negation, recursion restriction...).
@@ -127,19 +129,19 @@ def load(path_or_text, name: str | None = None, ground_time_limit: float = 60.0)
         name = name or os.path.splitext(os.path.basename(text))[0]
     else:
         src = text
-    return Game(src, name=name or "gdl", ground_time_limit=ground_time_limit)
+    return Game(src, name=name or "gdl", ground_time_limit=ground_time_limit, stop=stop)
 
 
 class Game:
     """A checked GDL game (see the module docstring)."""
 
-    def __init__(self, text: str, name: str = "gdl", ground_time_limit: float = 60.0):
+    def __init__(self, text: str, name: str = "gdl", ground_time_limit: float = 60.0, stop=None):
         self.name = name
         self.text = text
         self.ground_time_limit = check_time_limit(ground_time_limit)
         with gc_paused():
             rules = parse(text)
-            self.program = Program(rules, static_time_limit=max(STATIC_TIME_LIMIT, self.ground_time_limit))
+            self.program = Program(rules, static_time_limit=max(STATIC_TIME_LIMIT, self.ground_time_limit), stop=stop)
         roles = [a[1] for a in self.program.static_facts(("role", 1))]
         if not roles:
             raise GDLError("the sheet defines no role")

@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 
 from ggpzoo.gdl.logic import _EMPTY, DOES, TRUE, Program, _atom_of, _Compiled, _leaves, _Rel, substituter
-from ggpzoo.gdl.syntax import GDLError, Rule, is_var, relation, sort_key, variables
+from ggpzoo.gdl.syntax import GDLError, LoadStopped, Rule, is_var, relation, sort_key, variables
 
 __all__ = ["Grounding", "GroundingStopped", "GroundingTooLarge", "ground"]
 
@@ -48,7 +48,7 @@ class GroundingTooLarge(GDLError):
     """Grounding went past its time or size bound."""
 
 
-class GroundingStopped(GroundingTooLarge):
+class GroundingStopped(GroundingTooLarge, LoadStopped):
     """Grounding stopped because its caller's ``stop()`` said so (the result was no longer wanted)."""
 
 

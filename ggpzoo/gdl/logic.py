@@ -20,6 +20,7 @@ from collections import defaultdict
 
 from ggpzoo.gdl.syntax import (
     GDLError,
+    LoadStopped,
     Rule,
     is_var,
     relation,
@@ -759,7 +760,7 @@ class _Compiled:
 class Program:
     """A checked GDL program, its components in dependency order and its static facts."""
 
-    def __init__(self, rules: list[Rule], static_time_limit: float = STATIC_TIME_LIMIT):
+    def __init__(self, rules: list[Rule], static_time_limit: float = STATIC_TIME_LIMIT, stop=None):
         expanded = []
         self.ignored = []  # base/input sentences of the wrong arity, dropped with a warning
         for r in rules:
@@ -839,6 +840,8 @@ class Program:
         c0 = time.thread_time()
 
         def static_budget(work, pending, rel):
+            if stop is not None and stop():
+                raise LoadStopped("loading stopped: its caller no longer wants the sheet")
             n = sum(len(r.items) for r in self.static.values()) + pending
             if n > MAX_STATIC_FACTS:
                 raise GDLError(

@@ -39,6 +39,11 @@ class GDLError(ValueError):
     """A rule sheet that cannot be read, or that breaks a rule of GDL."""
 
 
+class LoadStopped(GDLError):
+    """A load or grounding stopped because its caller's ``stop()`` said so (the result was no
+    longer wanted)."""
+
+
 MAX_NESTING = 64  # parentheses open at once in a sheet (a rule's ``(<= ...)`` included); deeper is refused
 _TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
 

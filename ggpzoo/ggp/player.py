@@ -371,7 +371,8 @@ class GGPPlayer:
         sheet's millions of objects during the match (one took 1.5 s of a 1 s turn, a match
         after the corpus's chess_200)."""
         from ggpzoo import gdl
-        from ggpzoo.gdl.ground import GroundingStopped, GroundingTooLarge
+        from ggpzoo.gdl.ground import GroundingTooLarge
+        from ggpzoo.gdl.syntax import LoadStopped
 
         tidy = m.start_clock >= GC_MIN_START_CLOCK
         if tidy:
@@ -379,7 +380,10 @@ class GGPPlayer:
             gc.collect()
         try:
             try:
-                game = gdl.load(m.rules, name="match")
+                game = gdl.load(m.rules, name="match", stop=lambda: m.over)
+            except LoadStopped:
+                m.load_error, m.compile_error = "the match ended while its sheet loaded", ENDED_FIRST
+                return
             except Exception as e:  # noqa: BLE001 - answered as an error
                 m.load_error = f"the sheet cannot be played: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
                 return
@@ -399,7 +403,7 @@ class GGPPlayer:
                 return
             budget = max(MIN_GROUND_SECONDS, deadline - time.perf_counter())
             try:
-                net_game = gdl.load(m.rules, name="match", ground_time_limit=budget)
+                net_game = gdl.load(m.rules, name="match", ground_time_limit=budget, stop=lambda: m.over)
                 if not m.over:
                     net_game.grounding(stop=lambda: m.over)
                 if m.over:  # a network no one will play: the CPU goes to the next match
@@ -411,7 +415,7 @@ class GGPPlayer:
                     return
                 Machine(net_game, "compiled").legal(net_game.propnet().init)
                 m.compiled = net_game
-            except GroundingStopped:
+            except LoadStopped:  # the grounding's GroundingStopped too
                 m.compile_error = ENDED_FIRST
             except GroundingTooLarge as e:
                 m.compile_error = f"grounding did not finish in {budget:.1f} s: " + str(e).split(";")[0][:120]
