@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ggpzoo.agents.base import _ProtocolAgent, protocol_error
+from ggpzoo.agents.base import _any_role, _ProtocolAgent, protocol_error, warm_once
 from ggpzoo.engine.dispatch import (
     NOT_A_SHEET,
     OVER,
@@ -720,6 +720,15 @@ class MCTSAgent(_ProtocolAgent):
         self._eint = np.zeros(1024, np.int64)
         self._estat = np.zeros((1024, 2), np.float64)
         self._n_edges = 0
+        self.warmup()
+
+    def warmup(self) -> None:
+        def play(state):
+            agent = MCTSAgent(self.spec, 2, seed=0, max_rollout=self.max_rollout, value=self.value, reuse=self.reuse)
+            for _ in range(1 + self.reuse):  # with reuse, the second search starts from the first's tree
+                _any_role(agent, state)
+
+        warm_once(self.spec, "mcts", ("mcts", self.game, self.reuse), play)
 
     def _tables(self, capacity: int) -> tuple[np.ndarray, np.ndarray]:
         if self._nodes.shape[0] < capacity:
