@@ -57,7 +57,8 @@ print(json.dumps(grown))
 
 
 def test_first_move_compiles_nothing():
-    """The first move of mcts, greedy and alpha-beta (hand-written game and GDL sheet) finds
+    """The first move of mcts, greedy, alpha-beta (hand-written game and GDL sheet) and the
+    shipped network with search finds
     every numba function its search runs already compiled: none gains a version during it."""
     import json
 
@@ -67,6 +68,7 @@ def test_first_move_compiles_nothing():
         ["skirmish_endgame_v0", "greedy"],
         ["gdl:tictactoe", "mcts:20"],
         ["gdl:tictactoe", "ab:d1"],
+        ["skirmish_endgame_v0", "baseline:8"],
     ]
     env = dict(os.environ, PYTHONPATH=ROOT)
     run = subprocess.run(
