@@ -2,11 +2,11 @@
 
 The engine, the agents' searches and the envs are numba code, compiled the first time they
 run and cached on disk (numba's cache, ``__pycache__`` beside the sources or
-``NUMBA_CACHE_DIR``), so that later runs only load them. [`compile_notice`][ggpzoo.engine.warmup.compile_notice]
+``NUMBA_CACHE_DIR``), so that later runs only load them. `compile_notice()`
 wraps work that may compile: the first time numba starts compiling anything inside it (never
 when everything comes from the cache) it writes
 
-    compiling the skirmish_v0 engine and the mcts search, once (about 30 s); later runs start at once
+    compiling the skirmish_v0 engine and the mcts search, once (about 25 s); later runs start at once
 
 on stderr, once per process. Agents that search compile theirs when they are built
 (`ggpzoo.agents.base.Agent.warmup()`), so that no move's clock counts it; ``python -m

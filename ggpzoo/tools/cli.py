@@ -27,7 +27,8 @@ EPILOG = f"""examples:
   python -m ggpzoo arena --env gdl:tictactoe --agents random,mcts:200 --games 20
   python -m ggpzoo train --env gdl:tictactoe --minutes 5 --eval-every 1 --out runs
   python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
-  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
+  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000
+  python -m ggpzoo warmup    # compile the engine and the searches once, ahead of time"""
 
 
 class CLIError(Exception):
