@@ -89,19 +89,52 @@ def test_notice_once_when_numba_compiles():
     out = io.StringIO()
     old, warmup._said = warmup._said, False
     try:
-        with warmup.compile_notice("the x engine", 12, stream=out):
+        with warmup.compile_notice("the x engine", 12, stream=out, after=0):
             assert add(1, 2) == 3  # compiles
             assert add(2.0, 3.0) == 5.0  # compiles again: no second line
         assert out.getvalue() == "compiling the x engine, once (about 12 s); later runs start at once\n"
         warmup._said = False
         quiet = io.StringIO()
-        with warmup.compile_notice("the x engine", 12, stream=quiet):
+        with warmup.compile_notice("the x engine", 12, stream=quiet, after=0):
             assert add(1, 2) == 3  # compiled already: nothing to say
         assert quiet.getvalue() == ""
         add(1j, 2j)  # outside any block: nothing written, and no listener left behind
         assert quiet.getvalue() == "" and out.getvalue().count("\n") == 1
     finally:
         warmup._said = old
+
+
+def test_no_notice_for_a_short_compile():
+    """A compilation shorter than ``after`` seconds (the odd function numba cannot cache,
+    compiled in every process) says nothing."""
+
+    @njit
+    def sub(a, b):
+        return a - b
+
+    out = io.StringIO()
+    old, warmup._said = warmup._said, False
+    try:
+        with warmup.compile_notice("the x engine", 12, stream=out, after=60):
+            assert sub(3, 2) == 1
+    finally:
+        warmup._said = old
+    assert out.getvalue() == ""
+
+
+def test_no_notice_on_a_warm_cache():
+    """Building every agent that searches, with numba's cache filled, says nothing."""
+    code = (
+        "from ggpzoo.agents import make_agent\n"
+        "for spec in ('mcts', 'greedy', 'ab'):\n"
+        "    for env in ('skirmish_endgame_v0', 'gdl:tictactoe'):\n"
+        "        make_agent(spec, env, seed=0)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    for _ in range(2):  # the first fills the cache where it is empty
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
+        assert run.returncode == 0, run.stderr[-3000:]
+    assert "compiling" not in run.stderr
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -120,7 +153,7 @@ def test_notice_property(what, seconds, compile_it):
     out = io.StringIO()
     old, warmup._said = warmup._said, False
     try:
-        with warmup.compile_notice(what, seconds, stream=out):
+        with warmup.compile_notice(what, seconds, stream=out, after=0):
             if compile_it:
                 one()
     finally:

@@ -3,7 +3,7 @@
 The engine, the agents' searches and the envs are numba code, compiled the first time they
 run and cached on disk (numba's cache, ``__pycache__`` beside the sources or
 ``NUMBA_CACHE_DIR``), so that later runs only load them. `compile_notice()`
-wraps work that may compile: the first time numba starts compiling anything inside it (never
+wraps work that may compile: once numba has been compiling inside it for a second (never
 when everything comes from the cache) it writes
 
     compiling the skirmish_v0 engine and the mcts search, once (about 25 s); later runs start at once
@@ -16,35 +16,62 @@ ggpzoo warmup`` fills the cache ahead of time.
 from __future__ import annotations
 
 import sys
+import threading
 from contextlib import contextmanager
 
 from numba.core import event
 
 __all__ = ["compile_notice", "estimate"]
 
-# Roughly how long a cold cache takes to compile each part, in seconds on one core of a
-# 2-core machine (benchmarks/cold_start.py): the game protocol of the hand-written kernels
-# and of the GDL sheets (every sheet shares one), and each agent's search on top of it.
-ENGINE_SECONDS = {"kernels": 15, "gdl": 20}
-SEARCH_SECONDS = {"mcts": 10, "greedy": 3, "ab": 10, "az": 20}
+# Roughly how long a cold cache takes to compile each part, in seconds on an idle 2-core
+# machine (first moves timed by benchmarks/cold_start.py: mcts 25 s, ab 40 s, baseline:64
+# 55 s, a GDL arena's mcts 70 s): the game protocol of the hand-written kernels and of the
+# GDL sheets (every sheet shares one), and each agent's search on top of it.
+ENGINE_SECONDS = {"kernels": 15, "gdl": 60}
+SEARCH_SECONDS = {"mcts": 10, "greedy": 5, "ab": 25, "az": 40}
 
 _said = False  # a notice was written in this process
+_lock = threading.Lock()
 
 
 class _Notice(event.Listener):
-    def __init__(self, line: str, stream):
-        self.line, self.stream = line, stream
+    """Writes ``line`` once a compilation has gone on for ``after`` seconds (the odd
+    function numba cannot cache compiles in every process, in a moment: nothing to say)."""
+
+    def __init__(self, line: str, stream, after: float):
+        self.line, self.stream, self.after = line, stream, after
+        self.depth = 0  # compilations inside compilations
+        self.timer = None
 
     def on_start(self, e) -> None:
-        global _said
-        if not _said:
-            _said = True
-            stream = self.stream if self.stream is not None else sys.stderr
-            stream.write(self.line + "\n")
-            stream.flush()
+        self.depth += 1
+        if self.depth == 1 and not _said:
+            if self.after <= 0:
+                self.say()
+            else:
+                self.timer = threading.Timer(self.after, self.say)
+                self.timer.daemon = True
+                self.timer.start()
 
     def on_end(self, e) -> None:
-        pass
+        self.depth -= 1
+        if self.depth == 0:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def say(self) -> None:
+        global _said
+        with _lock:
+            if _said:
+                return
+            _said = True
+        stream = self.stream if self.stream is not None else sys.stderr
+        stream.write(self.line + "\n")
+        stream.flush()
 
 
 def estimate(gdl: bool, searches=()) -> int:
@@ -54,13 +81,14 @@ def estimate(gdl: bool, searches=()) -> int:
 
 
 @contextmanager
-def compile_notice(what: str, seconds: float, stream=None):
-    """Inside this block, the first compilation numba starts writes ``compiling <what>, once
-    (about <seconds> s); later runs start at once`` on ``stream`` (default stderr): one line
-    per process, none when everything is loaded from the cache."""
-    listener = _Notice(f"compiling {what}, once (about {seconds:.0f} s); later runs start at once", stream)
+def compile_notice(what: str, seconds: float, stream=None, after: float = 1.0):
+    """Inside this block, once numba has been compiling for ``after`` seconds, write
+    ``compiling <what>, once (about <seconds> s); later runs start at once`` on ``stream``
+    (default stderr): one line per process, none when everything is loaded from the cache."""
+    listener = _Notice(f"compiling {what}, once (about {seconds:.0f} s); later runs start at once", stream, after)
     event.register("numba:compile", listener)
     try:
         yield
     finally:
         event.unregister("numba:compile", listener)
+        listener.stop()
