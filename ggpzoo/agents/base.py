@@ -121,9 +121,19 @@ def warm_once(spec, search: str, key: tuple, play) -> None:
     gdl = spec.kernel_id == PROPNET
     with compile_notice(f"the {spec.name} engine and the {search} search", estimate(gdl, (search,))):
         try:
-            play(spec.new_state())
+            play(_start_state(spec, gdl))
         except ValueError:
             _WARM.discard(key)  # another game of the family may warm it
+
+
+def _start_state(spec, gdl: bool):
+    """The start state of ``spec``: a sheet's as its env makes it (``spec.new_state()`` would
+    compile the start of every hand-written game too, which a sheet's search never runs)."""
+    if not gdl:
+        return spec.new_state()
+    env = spec.raw_env()
+    env.reset(seed=0)
+    return env.get_state()
 
 
 def _any_role(agent, state) -> int:
