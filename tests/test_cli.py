@@ -25,13 +25,14 @@ def run(capsys, *argv):
 @pytest.mark.parametrize(
     "command, text",
     [
-        ([], "{list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}"),
+        ([], "{list,bench,arena,replay,play,train,warmup,gdl,ggp-player,ggp-match}"),
         (["list"], "List the environments"),
         (["bench"], "--vs"),  # the benchmark's own help
         (["arena"], "--agents"),
         (["replay"], "animated GIF"),
         (["play"], "--opponent"),
         (["train"], "--resume"),
+        (["warmup"], "--agents"),
         (["gdl"], "a .kif file, or the name of a shipped game"),  # ggpzoo.gdl.cli's own help
         (["ggp-player"], "--agent"),  # ggpzoo.ggp.cli's own parsers
         (["ggp-match"], "--scramble"),

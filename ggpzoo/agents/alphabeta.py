@@ -69,7 +69,7 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-from ggpzoo.agents.base import MAX_SECONDS, Agent, seeded_rng
+from ggpzoo.agents.base import MAX_SECONDS, Agent, seeded_rng, warm_once
 from ggpzoo.engine.dispatch import (
     OVER,
     PROPNET,
@@ -413,7 +413,15 @@ class AlphaBetaAgent(Agent):
         self._me = 0
         self._gen = 0
         self.last_search: dict = {}
-        self._search(1, -1.0)  # load the compiled search now, not on the first move's clock
+        self.warmup()
+
+    def warmup(self) -> None:
+        def play(state):
+            agent = AlphaBetaAgent(self.spec, depth=1, seed=0, table_bits=MIN_TABLE_BITS, quiescence=self.quiescence)
+            agent._search(1, -1.0)  # stops at once: compiles the search where the start has one move
+            agent(state)
+
+        warm_once(self.spec, "ab", ("ab", self.game), play)
 
     def _search(self, depth: int, deadline: float) -> float:
         """One iteration from ``boards[0]``: ``depth`` plies, until ``deadline``

@@ -22,6 +22,7 @@ from ggpzoo.envs import spec
 __all__ = ["Agent", "seeded_rng", "MAX_SECONDS"]
 
 MAX_SECONDS = 3600.0  # the longest budget per move any agent takes (an hour; specs like ab:0.25s)
+_WARM: set = set()  # the searches this process has compiled or loaded (`Agent.warmup()`)
 
 
 def seeded_rng(seed) -> np.random.Generator:
@@ -63,6 +64,12 @@ class Agent:
             return self(raw.get_state())
         return self(raw.observe(raw.agent_selection))
 
+    def warmup(self) -> None:
+        """Compile the numba code this agent's moves run (or load it from numba's cache), so
+        that no move's clock counts it: the agents that search call it when they are built,
+        once per process and kind of search. The first time after an install it says so on
+        stderr (`ggpzoo.engine.warmup.compile_notice`). Nothing to do for the others."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
@@ -98,6 +105,45 @@ class _StateAgent(Agent):
 
     def _seed(self) -> int:
         return int(self.rng.integers(1, 2**62))
+
+
+def warm_once(spec, search: str, key: tuple, play) -> None:
+    """Run ``play(state)`` on the start state of game ``spec``, once per process and ``key``,
+    under a compile notice naming ``search``: a small search of a throwaway agent, so that
+    the real one's first move finds its code compiled. Where the rules refuse (a sheet that
+    fails at its start) the real move will say why: nothing is raised here."""
+    from ggpzoo.engine.dispatch import PROPNET
+    from ggpzoo.engine.warmup import compile_notice, estimate
+
+    if key in _WARM:
+        return
+    _WARM.add(key)  # first: the throwaway agent's own warm-up returns at once
+    gdl = spec.kernel_id == PROPNET
+    with compile_notice(f"the {spec.name} engine and the {search} search", estimate(gdl, (search,))):
+        try:
+            play(_start_state(spec, gdl))
+        except ValueError:
+            _WARM.discard(key)  # another game of the family may warm it
+
+
+def _start_state(spec, gdl: bool):
+    """The start state of ``spec``: a sheet's as its env makes it (``spec.new_state()`` would
+    compile the start of every hand-written game too, which a sheet's search never runs)."""
+    if not gdl:
+        return spec.new_state()
+    env = spec.raw_env()
+    env.reset(seed=0)
+    return env.get_state()
+
+
+def _any_role(agent, state) -> int:
+    """``agent``'s action at ``state`` for the first role that has one to choose there."""
+    for role in (None, *agent.spec.agents):
+        try:
+            return agent(state, role)
+        except ValueError:
+            continue
+    raise ValueError("no role to move")
 
 
 def protocol_error(spec, code: int) -> str:

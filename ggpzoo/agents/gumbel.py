@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ggpzoo.agents.base import MAX_SECONDS, _StateAgent, seeded_rng
+from ggpzoo.agents.base import MAX_SECONDS, _StateAgent, seeded_rng, warm_once
 from ggpzoo.agents.mcts import MAX_SIMULATIONS  # a search's tree nodes in all (games x simulations), as MCTS's
 from ggpzoo.engine.dispatch import OVER, SIMULTANEOUS, feature_planes, observation, status, step
 from ggpzoo.engine.rng import next_random, stream
@@ -912,6 +912,17 @@ class GumbelAZAgent(_StateAgent):
         if self.seconds is not None:
             self.name = f"az:{self.seconds:g}s"
         self.last_search: dict = {}
+        self.warmup()
+
+    def warmup(self) -> None:
+        searching = bool(self.simulations or self.seconds)
+        max_considered, c_scale, features = self._search_args
+
+        def play(state):
+            sims = 8 if searching else 0
+            GumbelAZAgent(self.spec, self.net, sims, seed=0, max_considered=max_considered, c_scale=c_scale)(state)
+
+        warm_once(self.spec, "az", ("az", self.game, searching, features), play)
 
     def _search_of(self, simulations: int) -> GumbelSearch:
         """The search with budget ``simulations`` (built once; GumbelSearch checks c_scale)."""

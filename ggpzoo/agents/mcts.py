@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ggpzoo.agents.base import _ProtocolAgent, protocol_error
+from ggpzoo.agents.base import _any_role, _ProtocolAgent, protocol_error, warm_once
 from ggpzoo.engine.dispatch import (
     NOT_A_SHEET,
     OVER,
@@ -302,10 +302,10 @@ def _init_root(nodes, stats, ext, n, seed):
     s = np.uint64(seed) | np.uint64(1)
     ext[0, BLOCK] = -1
     ext[0, JOINT] = -1
-    if n != SIMULTANEOUS:
-        _fill_node(nodes, stats, 0, -1, -1, -1, 1 if n < 0 else 0, max(n, 0), s)
-    else:
-        _fill_node(nodes, stats, 0, -1, -1, -1, 0, 0, s)
+    # one call, every argument an int64 (not a literal): `_search`'s one compiled `_fill_node`
+    none = np.int64(-1)
+    terminal = np.int64(1 if n < 0 and n != SIMULTANEOUS else 0)
+    _fill_node(nodes, stats, np.int64(0), none, none, none, terminal, np.int64(max(n, 0)), s)
 
 
 # Decoupled UCT's steps inside `_search`, compiled only where the tables ``T`` may hold a
@@ -401,7 +401,7 @@ def _search(
                     code = step(game, board, aux, T, W, a)
                     pick = -1
                 else:
-                    pick = _uct_child(nodes, stats, node, c)
+                    pick = _uct_child(nodes, stats, np.int64(node), c)  # int64: one compiled copy
                     code = step(game, board, aux, T, W, nodes[pick, ACTION])
             else:  # several roles choose: decoupled UCT, then the joint move's child if it exists
                 pick, joint, code, s = _duct_move(game, board, aux, T, W, nodes, ext, eint, estat, o, node, c, ids, s)
@@ -422,7 +422,8 @@ def _search(
                 if block < 0:
                     return n_nodes, done, TOO_MANY_JOINT, n_edges, eint, estat
             n_nodes += 1
-            s = _fill_node(nodes, stats, child, node, a, mover, 1 if code == OVER else 0, max(code, 0), s)
+            terminal = np.int64(1 if code == OVER else 0)
+            s = _fill_node(nodes, stats, child, np.int64(node), np.int64(a), np.int64(mover), terminal, max(code, 0), s)
             ext[child, BLOCK] = block
             ext[child, JOINT] = joint
             nodes[child, SIBLING] = nodes[node, FIRST]
@@ -726,6 +727,15 @@ class MCTSAgent(_ProtocolAgent):
         self._eint = np.zeros(1024, np.int64)
         self._estat = np.zeros((1024, 2), np.float64)
         self._n_edges = 0
+        self.warmup()
+
+    def warmup(self) -> None:
+        def play(state):
+            agent = MCTSAgent(self.spec, 2, seed=0, max_rollout=self.max_rollout, value=self.value, reuse=self.reuse)
+            for _ in range(1 + self.reuse):  # with reuse, the second search starts from the first's tree
+                _any_role(agent, state)
+
+        warm_once(self.spec, "mcts", ("mcts", self.game, self.reuse), play)
 
     def _tables(self, capacity: int) -> tuple[np.ndarray, np.ndarray]:
         if self._nodes.shape[0] < capacity:

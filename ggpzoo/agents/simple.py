@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ggpzoo.agents.base import Agent, _ProtocolAgent, protocol_error, seeded_rng
+from ggpzoo.agents.base import Agent, _any_role, _ProtocolAgent, protocol_error, seeded_rng, warm_once
 from ggpzoo.engine.policies import greedy_move
 from ggpzoo.utils import sample_action
 
@@ -66,6 +66,13 @@ class GreedyAgent(_ProtocolAgent):
     """
 
     name = "greedy"
+
+    def __init__(self, env_name, seed: int | None = None):
+        super().__init__(env_name, seed)
+        self.warmup()
+
+    def warmup(self) -> None:
+        warm_once(self.spec, "greedy", ("greedy", self.game), lambda state: _any_role(GreedyAgent(self.spec, 0), state))
 
     def __call__(self, state, role: str | None = None) -> int:
         board, aux, T, W, who, _n, forced = self._root(state, role)

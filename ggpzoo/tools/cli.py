@@ -1,4 +1,4 @@
-"""The command line: ``python -m ggpzoo {list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}``.
+"""The command line: ``python -m ggpzoo {list,bench,arena,replay,play,train,warmup,gdl,ggp-player,ggp-match}``.
 
 Every subcommand has ``--help``. Errors are one line on stderr (``ggpzoo arena: error:
 ...``), never a traceback: exit status 2 for a bad command line, 1 for anything else
@@ -27,7 +27,8 @@ EPILOG = f"""examples:
   python -m ggpzoo arena --env gdl:tictactoe --agents random,mcts:200 --games 20
   python -m ggpzoo train --env gdl:tictactoe --minutes 5 --eval-every 1 --out runs
   python -m ggpzoo replay --env {_E[-1]} --white mcts:200 --black greedy --out game.gif --save game.json
-  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000"""
+  python -m ggpzoo play --env {_E[3 % len(_E)]} --opponent mcts:1000
+  python -m ggpzoo warmup    # compile the engine and the searches once, ahead of time"""
 
 
 class CLIError(Exception):
@@ -48,6 +49,7 @@ class _Parser(argparse.ArgumentParser):
 TRAIN_MINUTES = 30.0  # train --minutes when not given
 MAX_CELL_PX = 256  # replay --cell-px: a 10x10 board is then 2560 pixels wide, 20 MB a frame
 MAX_GIF_BYTES = 1 << 30  # the frames of a replay GIF are held in memory: at most this many bytes
+WARMUP_AGENTS = "greedy,mcts,ab"  # warmup --agents when not given
 
 
 def _whole(text: str) -> int:
@@ -133,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{list,bench,arena,replay,play,train,gdl,ggp-player,ggp-match}", parser_class=_Parser
+        dest="command",
+        metavar="{list,bench,arena,replay,play,train,warmup,gdl,ggp-player,ggp-match}",
+        parser_class=_Parser,
     )
 
     sub.add_parser(
@@ -320,6 +324,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a recipe key (JSON value), e.g. --set n_envs=128 --set 'opponents={\"greedy\": 1}'",
     )
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    warmup = sub.add_parser(
+        "warmup",
+        help="compile the engine and the agents' searches now (numba's cache), so that later runs start at once",
+        description="Compile, once, the numba code of the envs and of the agents' searches into numba's cache "
+        "(a minute or two after an install or an update), so that later commands start at once.",
+    )
+    warmup.add_argument(
+        "--env",
+        action="append",
+        type=_env_name,
+        help=f"an env to warm (repeat for several; default: {next(iter(ENVS))}, which shares its code with every "
+        "hand-written game, and gdl:tictactoe, which shares its code with every GDL sheet)",
+    )
+    warmup.add_argument(
+        "--agents", default=WARMUP_AGENTS, help=f"comma-separated agent specs (default {WARMUP_AGENTS})"
+    )
     return parser
 
 
@@ -563,7 +584,45 @@ def _train(args) -> int:
     return 0
 
 
-COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play, "train": _train}
+def _warmup(args) -> int:
+    import time
+
+    from ggpzoo.agents import make_agent
+
+    for env_name in args.env or [next(iter(ENVS)), "gdl:tictactoe"]:
+        start = time.perf_counter()
+        env = load(env_name).raw_env()
+        specs = [a.strip() for a in args.agents.split(",") if a.strip()]
+        for spec in specs:
+            if not (spec.startswith("ab") and len(env.possible_agents) != 2):
+                make_agent(spec, env_name, seed=0)  # the agents that search compile theirs when built
+        for seed in range(2):  # random games through the env's own code
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            while not env.is_game_over():
+                env.step(int(rng.choice(env.legal_actions())))
+        print(f"{env_name}: the engine and {', '.join(specs)} ready ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _notice(args):
+    """The compile notice of a command (`ggpzoo.engine.warmup.compile_notice`): it names the
+    command's env and the searches of its agents."""
+    from contextlib import nullcontext
+
+    from ggpzoo.engine.warmup import compile_notice, estimate
+
+    env = getattr(args, "env", None) or getattr(args, "gdl", None)
+    if args.command == "warmup" or not isinstance(env, str):
+        return nullcontext()
+    names = {"mcts": "mcts", "ab": "ab", "greedy": "greedy", "baseline": "az", "az": "az"}
+    specs = [getattr(args, k, None) or "" for k in ("agents", "opponent", "white", "black")]
+    kinds = sorted({names[k] for a in ",".join(specs).split(",") if (k := a.strip().partition(":")[0]) in names})
+    what = f"the {env} engine" + (f" and the {', '.join(kinds)} search" if kinds else "")
+    return compile_notice(what, estimate(env.startswith("gdl:"), kinds))
+
+
+COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play, "train": _train, "warmup": _warmup}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -598,7 +657,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(roles)}) (see {prog} --help)\n",
             )
     try:
-        return COMMANDS[args.command](args)
+        with _notice(args):
+            return COMMANDS[args.command](args)
     except (KeyboardInterrupt, Exception) as e:  # noqa: BLE001 - the promised one-line error
         if _interrupted(e):  # Ctrl-C at any moment (in numba's code: a SystemError): no traceback
             print("\nbye", flush=True)

@@ -147,7 +147,7 @@ def legal_actions(board, aux, out):
     alens = np.empty(8, np.int64)
     if aux[VARIANT] == SPLIT and aux[PHASE] == 1:
         src = aux[FIRER]
-        _reach(board, src, alens)
+        _reach(board, np.int64(src), alens)
         for i in range(QLEN[src]):
             if QDIST[src, i] <= alens[QDIR[src, i]]:
                 out[n] = src * N + QCELL[src, i]
@@ -206,17 +206,17 @@ def apply(board, aux, action):
 @njit(cache=True)
 def is_terminal(board, aux):
     if aux[VARIANT] == AMAZONS:
-        return not has_queen_move(board, WHITE) or not has_queen_move(board, BLACK)
+        return not has_queen_move(board, np.int64(WHITE)) or not has_queen_move(board, np.int64(BLACK))
     if aux[PHASE] == 1:
-        return not _can_move(board, aux[FIRER])
-    return not has_queen_move(board, WHITE + aux[ROLE])
+        return not _can_move(board, np.int64(aux[FIRER]))
+    return not has_queen_move(board, np.int64(WHITE + aux[ROLE]))
 
 
 @njit(cache=True)
 def goals(board, aux):
     if aux[VARIANT] == AMAZONS:
-        white = 0 if has_queen_move(board, BLACK) else 100
-        black = 0 if has_queen_move(board, WHITE) else 100
+        white = 0 if has_queen_move(board, np.int64(BLACK)) else 100
+        black = 0 if has_queen_move(board, np.int64(WHITE)) else 100
         return white, black
     if aux[ROLE] == 0:
         return 0, 100
@@ -228,8 +228,8 @@ def terminal_goals(board, aux):
     """``(is_terminal, white's goal, black's goal)``: `is_terminal()` and `goals()` together,
     each side's queen mobility tested once (the game protocol's ``status`` asks for both)."""
     if aux[VARIANT] == AMAZONS:
-        white = has_queen_move(board, WHITE)
-        black = has_queen_move(board, BLACK)
+        white = has_queen_move(board, np.int64(WHITE))
+        black = has_queen_move(board, np.int64(BLACK))
         return not white or not black, 0 if black else 100, 0 if white else 100
     g = goals(board, aux)
     return is_terminal(board, aux), g[0], g[1]

@@ -214,7 +214,7 @@ def _piece_moves(board, src, role, pushes, out, n):
 def legal_actions(board, aux, out):
     role = aux[ROLE]
     pushes = PUSHES[aux[VARIANT]]
-    n = 0
+    n = np.int64(0)  # not a literal: one compiled `_piece_moves`
     for src in range(N):
         if COLOR[board[src]] != role:
             continue
@@ -286,7 +286,10 @@ def is_terminal(board, aux):
     pushes = PUSHES[aux[VARIANT]]
     # A role without pieces has no move, so the test covers "a role has no pieces". A legal
     # move also passes the rule sheet's test, so the role in control needs only the first.
-    return not has_move(board, 1 - role, pushes, 1) or not has_move(board, role, pushes, 0)
+    # int64 arguments, not literals: one compiled `has_move`
+    return not has_move(board, np.int64(1 - role), pushes, np.int64(1)) or not has_move(
+        board, np.int64(role), pushes, np.int64(0)
+    )
 
 
 @njit(cache=True)
