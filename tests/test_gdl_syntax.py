@@ -262,7 +262,8 @@ def test_warnings_of_many_sheets_keep_no_record_and_point_at_the_caller():
     import warnings
 
     def registries() -> int:
-        return sum(len(getattr(m, "__warningregistry__", None) or {}) for m in list(sys.modules.values()))
+        regs = (getattr(m, "__warningregistry__", None) for m in list(sys.modules.values()))
+        return sum(len(r) for r in regs if isinstance(r, dict))  # (torch's op namespaces answer any name)
 
     with warnings.catch_warnings(record=True) as got:
         warnings.simplefilter("default")

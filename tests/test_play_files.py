@@ -39,7 +39,18 @@ def test_ctrl_c_while_the_opponent_thinks_says_bye(opponent):
 
 
 def test_ctrl_c_during_an_arena_says_bye():
-    argv = ["arena", "--env", "gdl:tictactoe", "--agents", "mcts:3s,random", "--games", "2", "--no-progress"]
+    argv = [
+        "arena",
+        "--env",
+        "gdl:tictactoe",
+        "--agents",
+        "mcts:3s,random",
+        "--games",
+        "20",
+        "--openings",
+        "0",
+        "--no-progress",
+    ]
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     proc = subprocess.Popen([sys.executable, "-m", "ggpzoo", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)  # fmt: skip

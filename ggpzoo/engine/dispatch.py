@@ -667,9 +667,9 @@ def _out(out, shape, what: str = "out") -> None:
         raise ValueError(f"{what} must have shape {shape}, got {out.shape}")
 
 
-def _planes(game, aux, sizes):
-    if game == PROPNET:
-        return (1, 1, sizes[0] + sizes[3])
+def _planes(game, aux, sizes, T=NO_TABLES):
+    if game == PROPNET:  # the sheet's base set (fluents the network may never make included), then the roles
+        return (1, 1, int(T[propnet.TAB + 2 * propnet.OBS_SRC + 1]) + sizes[3])
     k = KERNELS[game]
     return (k.H, k.W, PLANES[game][int(aux[1])])
 
@@ -788,7 +788,7 @@ def observation(game, board, aux, T, role, out):
     """What ``role`` sees into ``out`` (``spec.planes_shape``)."""
     sizes = _state(game, board, aux, T, None)
     _role(role, sizes[3])
-    _out(out, _planes(game, aux, sizes))
+    _out(out, _planes(game, aux, sizes, T))
     _observation(game, board, aux, T, role, out)
 
 
