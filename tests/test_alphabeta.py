@@ -8,12 +8,12 @@ import pytest
 from ggpzoo import gdl
 from ggpzoo.agents import make_agent
 from ggpzoo.agents.alphabeta import MAX_DEPTH, WIN, AlphaBetaAgent, evaluate, terminal_value
-from ggpzoo.agents.gdl_mcts import state_from_fluents
 from ggpzoo.agents.spec import AgentSpecError
 from ggpzoo.engine import dispatch
 from ggpzoo.envs import load, spec
 from ggpzoo.envs.amazons import kernel as AM
 from ggpzoo.envs.skirmish import kernel as SK
+from ggpzoo.gdl.states import state_from_fluents
 from ggpzoo.tools.arena import play_game
 
 
@@ -304,3 +304,26 @@ def test_bad_states():
     aux[SK.STEP] = SK.LIMIT[0]
     with pytest.raises(ValueError, match="game is over"):
         agent((board, aux))
+
+
+def test_a_search_is_interrupted_from_another_thread_and_holds_no_lock():
+    """A GGP player's match ends (ABORT) while alpha-beta searches on an hour's clock: the
+    search stops at once with a legal move."""
+    import threading
+    import time
+
+    agent = AlphaBetaAgent("amazons_v0", seconds=3600.0, seed=0)
+    env = load("amazons_v0").env()
+    env.reset(seed=0)
+    got = []
+    search = threading.Thread(target=lambda: got.append(agent.act(env)), daemon=True)
+    search.start()
+    time.sleep(1.0)
+    assert search.is_alive()
+    t0 = time.perf_counter()
+    agent.interrupt()
+    search.join(10.0)
+    assert not search.is_alive() and time.perf_counter() - t0 < 2.0
+    assert got[0] in env.unwrapped.legal_actions()
+    agent.seconds = 0.3  # a later search is not stopped by the old flag
+    assert agent.act(env) in env.unwrapped.legal_actions() and agent.last_search["depth"] >= 1

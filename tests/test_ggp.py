@@ -816,3 +816,24 @@ def test_seed_games_are_played_with_alpha_beta_on_their_kernels():
     assert player.matches[-1]["seed"]["search"] == "alphabeta"
     assert turn["backend"] == "kernel" and turn["search"] == "alphabeta" and turn["depth"] >= 1, turn
     assert read_kif(first)[0] in game.legal(game.initial_state(), game.roles[0])
+
+
+def test_abort_stops_a_seed_games_alpha_beta():
+    """A long play clock on a seed game: ABORT ends the kernel's alpha-beta search at
+    once (it looks at the flag with the clock), and the player is free."""
+    import threading
+
+    text, _ = scramble(_text("amazons_split"), seed=2)
+    game = gdl.load(text)
+    player = GGPPlayer("mcts", seed=0)
+    assert player.handle(f"(START m1 {game.roles[0]} ({text}) 60 60)") == "ready"
+    got = []
+    t = threading.Thread(target=lambda: got.append(player.handle("(PLAY m1 NIL)")), daemon=True)
+    t.start()
+    time.sleep(2.0)
+    assert t.is_alive()  # searching
+    t0 = time.perf_counter()
+    assert player.handle("(ABORT m1)") == "aborted"
+    t.join(10.0)
+    assert not t.is_alive() and time.perf_counter() - t0 < 5.0
+    assert player.matches[-1]["seed"]["search"] == "alphabeta"

@@ -94,8 +94,9 @@ WIN = 1e6  # a won game's value (less the plies to it)
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2  # what a table entry's value is
 # Slots of the search's control array ``ctl`` (int64).
-NODES, CHECK, ABORT, ERROR, GEN, QPLIES, SELDEPTH, HORIZON, BEST, ROOT_DONE, SALT = range(11)
-CTL_SIZE = 11
+# STOP: set by another thread (`AlphaBetaAgent.interrupt`) to end the search at its next look at the clock
+NODES, CHECK, ABORT, ERROR, GEN, QPLIES, SELDEPTH, HORIZON, BEST, ROOT_DONE, SALT, STOP = range(12)
+CTL_SIZE = 12
 CHECK_EVERY = 128  # nodes between two looks at the clock
 MIN_TABLE_BITS, MAX_TABLE_BITS = 10, 26
 
@@ -205,7 +206,7 @@ def _node(
     ctl[NODES] += 1
     if ctl[NODES] >= ctl[CHECK]:
         ctl[CHECK] = ctl[NODES] + CHECK_EVERY
-        if _now() > deadline:
+        if ctl[STOP] != 0 or _now() > deadline:
             ctl[ABORT] = 1
             return 0.0
     if ply > ctl[SELDEPTH]:
@@ -440,6 +441,12 @@ class AlphaBetaAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = seeded_rng(seed)
+
+    def interrupt(self) -> None:
+        """End the search in progress, from another thread: it stops at its next look at the
+        clock (every `CHECK_EVERY` nodes) and answers as at its deadline. A search started
+        later is not affected."""
+        self._ctl[STOP] = 1
 
     def act(self, env) -> int:
         return self(env.unwrapped.get_state())

@@ -816,6 +816,8 @@ class GGPPlayer:
             self.matches.append(m.log)
             del self.matches[:-KEPT_MATCHES]
         m.worker.shutdown(wait=False)
+        if m.kernel is not None:  # a seed game's alpha-beta: the match's end ends its search
+            m.kernel.interrupt()
         turns = [t for t in m.log["turns"] if "move" in t]
         nodes = sum(t.get("nodes", 0) for t in turns)  # alpha-beta's, on a seed game's kernel
         log.info(

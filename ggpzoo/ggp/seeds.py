@@ -453,6 +453,12 @@ class KernelPlayer:
         except (ImportError, ValueError, OSError):
             self.net = None
 
+    def interrupt(self) -> None:
+        """End the turn's alpha-beta search now, from another thread (its match is over); a
+        Gumbel search runs its few simulations to the end."""
+        if self.ab is not None:
+            self.ab.interrupt()
+
     # ------------------------------------------------------------------ state
     def legal(self) -> list[int]:
         n = self.map.kernel.legal_actions(self.board, self.aux, self.buf)
