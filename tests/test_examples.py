@@ -3,11 +3,10 @@
 import csv
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import scripts_help
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NAMES = ["train_maskable_ppo", "check_envs", "benchmark_selfplay"]
@@ -20,13 +19,16 @@ def _load(name):
     return module
 
 
+@pytest.fixture(scope="module")
+def helps():
+    return scripts_help([EXAMPLES / f"{name}.py" for name in NAMES], timeout=300)
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_help(name):
-    out = subprocess.run(
-        [sys.executable, str(EXAMPLES / f"{name}.py"), "--help"], capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith(f"usage: {name}.py")
+def test_help(name, helps):
+    code, out, err = helps[str(EXAMPLES / f"{name}.py")]
+    assert code == 0, err
+    assert out.startswith(f"usage: {name}.py")
 
 
 @pytest.mark.parametrize("env", ["skirmish_endgame_v0", "amazons_v0", "mad_bishops_v0"])

@@ -3,12 +3,11 @@ and the pieces that make turn-based games right. Each test skips where its libra
 installed: AgileRL needs ``pettingzoo<1.27``, so CI runs it in a second environment."""
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import scripts_help
 
 from ggpzoo.envs import load
 from ggpzoo.utils import sample_action
@@ -25,14 +24,18 @@ def _load(name):
     return module
 
 
+@pytest.fixture(scope="module")
+def helps():
+    present = [name for name in LIBRARY if importlib.util.find_spec(LIBRARY[name]) is not None]
+    return scripts_help([EXAMPLES / f"{name}.py" for name in present], timeout=300)
+
+
 @pytest.mark.parametrize("name", list(LIBRARY))
-def test_help(name):
+def test_help(name, helps):
     pytest.importorskip(LIBRARY[name])
-    out = subprocess.run(
-        [sys.executable, str(EXAMPLES / f"{name}.py"), "--help"], capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith(f"usage: {name}.py")
+    code, out, err = helps[str(EXAMPLES / f"{name}.py")]
+    assert code == 0, err
+    assert out.startswith(f"usage: {name}.py")
 
 
 def test_torchrl_tiny_run(capsys):
