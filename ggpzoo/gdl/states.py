@@ -37,6 +37,16 @@ class SimultaneousMoveError(ValueError):
     """A search that cannot answer at a state where several roles choose a move at once."""
 
 
+def _term(f):
+    """A fluent given as GDL text (``"(cell 1 1 x)"``) as its term; anything else as it is."""
+    if isinstance(f, str):
+        rules = parse(f)
+        if len(rules) != 1 or rules[0].body:
+            raise ValueError(f"{f!r} is not one fluent term")
+        return rules[0].head
+    return f
+
+
 def fluent_terms(game, state) -> frozenset:
     """An exact-path state: ``state`` (a set of fluent terms, or of their GDL text) as a
     frozenset of fluents of ``game``; a ValueError names what is not one."""
@@ -45,12 +55,7 @@ def fluent_terms(game, state) -> frozenset:
             f"a state is env.unwrapped.get_state() or a list of the fluents that hold, got {type(state).__name__}"
         )
     terms = []
-    for f in state:
-        if isinstance(f, str):
-            rules = parse(f)
-            if len(rules) != 1 or rules[0].body:
-                raise ValueError(f"{f!r} is not one fluent term")
-            f = rules[0].head
+    for f in map(_term, state):
         if not isinstance(f, (str, tuple)) or f not in game.fluent_ids:
             name = to_text(f) if isinstance(f, (str, tuple)) else repr(f)
             raise ValueError(f"{name} is not a fluent of {game.name}")
@@ -72,12 +77,7 @@ def state_from_fluents(game, fluents) -> np.ndarray:
     """
     net = game.propnet()
     state = np.zeros(len(net.fluents), np.uint8)
-    for f in fluents:
-        if isinstance(f, str):
-            rules = parse(f)
-            if len(rules) != 1 or rules[0].body:
-                raise ValueError(f"{f!r} is not one fluent term")
-            f = rules[0].head
+    for f in map(_term, fluents):
         i = net.fluent_index.get(f)
         if i is None:
             raise ValueError(f"{to_text(f)} is not a fluent of {game.name} (no state of the grounding has it)")
