@@ -31,6 +31,9 @@ SLOW = {
     "test_library_examples.py": ALL,  # TorchRL, Tianshou, AgileRL: imports and training runs
     "test_gdl_batch_bench.py": ALL,  # the benchmark script, in fresh interpreters
     "test_train_budget.py": ALL,  # training runs
+    "test_play_files.py": ALL,  # play, replay and arena in fresh interpreters (Ctrl-C), a GGP player
+    "test_warmup.py": ("test_first_move_compiles_nothing", "test_no_notice_on_a_warm_cache"),  # fresh interpreters
+    "test_files.py": ("test_a_small_weights_file_declaring_a_huge_network_or_tensor_is_refused_before_allocating",),
     "test_examples.py": (
         "test_help",
         "test_train_tiny_run",
@@ -86,6 +89,7 @@ SLOW = {
         "test_simultaneous_moves_match",
         "test_no_seeds_plays_the_sheet",
         "test_a_remote_player_is_asked_for_the_joint_moves_the_env_plays_by_itself",
+        "test_abort_stops_a_seed_games_alpha_beta",
         "test_seed_games_are_played_with_alpha_beta_on_their_kernels",
         "test_a_mismatch_mid_match_leaves_the_kernel",
         "test_ggp_match_command",
