@@ -163,10 +163,14 @@ def test_notice_property(what, seconds, compile_it):
 
 
 def test_estimate():
-    assert warmup.estimate(False) == warmup.ENGINE_SECONDS["kernels"]
+    from ggpzoo.envs import ENGINE_COMPILE_SECONDS, compile_seconds, spec
+
+    assert warmup.estimate(spec("skirmish_v0").compile_seconds) == ENGINE_COMPILE_SECONDS["kernels"]
+    assert compile_seconds("skirmish_v0") == spec("skirmish_v0").compile_seconds
+    assert compile_seconds("gdl:tictactoe") == spec("gdl:tictactoe").compile_seconds == ENGINE_COMPILE_SECONDS["sheet"]
     assert (
-        warmup.estimate(True, ["mcts", "mcts", "random"])
-        == warmup.ENGINE_SECONDS["gdl"] + warmup.SEARCH_SECONDS["mcts"]
+        warmup.estimate(compile_seconds("gdl:tictactoe"), ["mcts", "mcts", "random"])
+        == ENGINE_COMPILE_SECONDS["sheet"] + warmup.SEARCH_SECONDS["mcts"]
     )
 
 

@@ -112,25 +112,21 @@ def warm_once(spec, search: str, key: tuple, play) -> None:
     under a compile notice naming ``search``: a small search of a throwaway agent, so that
     the real one's first move finds its code compiled. Where the rules refuse (a sheet that
     fails at its start) the real move will say why: nothing is raised here."""
-    from ggpzoo.engine.dispatch import PROPNET
     from ggpzoo.engine.warmup import compile_notice, estimate
 
     if key in _WARM:
         return
     _WARM.add(key)  # first: the throwaway agent's own warm-up returns at once
-    gdl = spec.kernel_id == PROPNET
-    with compile_notice(f"the {spec.name} engine and the {search} search", estimate(gdl, (search,))):
+    with compile_notice(f"the {spec.name} engine and the {search} search", estimate(spec.compile_seconds, (search,))):
         try:
-            play(_start_state(spec, gdl))
+            play(_start_state(spec))
         except ValueError:
             _WARM.discard(key)  # another game of the family may warm it
 
 
-def _start_state(spec, gdl: bool):
-    """The start state of ``spec``: a sheet's as its env makes it (``spec.new_state()`` would
-    compile the start of every hand-written game too, which a sheet's search never runs)."""
-    if not gdl:
-        return spec.new_state()
+def _start_state(spec):
+    """The start state of ``spec`` as its env makes it (for a sheet, ``spec.new_state()``
+    would compile the start of every hand-written game too, which its search never runs)."""
     env = spec.raw_env()
     env.reset(seed=0)
     return env.get_state()

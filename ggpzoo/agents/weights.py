@@ -217,9 +217,9 @@ def check_weights_file(weights_path: str, module) -> None:
     if total > need + SLACK_BYTES:
         raise ValueError(f"{weights_path} unpacks to {total:,} bytes, more than the described network's {need:,}")
     if data < need:
-        raise ValueError(
-            f"{weights_path} holds {data:,} bytes of tensors, fewer than the described network's {need:,}: "
-            "it does not fit the description"
+        raise ValueError(  # e.g. a pickle of other objects: torch.save wrote no tensor data for them
+            f"{weights_path} is not a plain weights file of the described network: it holds {data:,} bytes of "
+            f"tensors, fewer than the network's {need:,}"
         )
 
 

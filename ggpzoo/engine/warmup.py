@@ -27,7 +27,6 @@ __all__ = ["compile_notice", "estimate"]
 # machine (first moves timed by benchmarks/cold_start.py: mcts 25 s, ab 40 s, baseline:64
 # 55 s, a GDL arena's mcts 70 s): the game protocol of the hand-written kernels and of the
 # GDL sheets (every sheet shares one), and each agent's search on top of it.
-ENGINE_SECONDS = {"kernels": 15, "gdl": 60}
 SEARCH_SECONDS = {"mcts": 10, "greedy": 5, "ab": 25, "az": 40}
 
 _said = False  # a notice was written in this process
@@ -74,10 +73,11 @@ class _Notice(event.Listener):
         stream.flush()
 
 
-def estimate(gdl: bool, searches=()) -> int:
-    """About how many seconds a cold cache takes for the engine (``gdl``: a sheet's) and
-    the ``searches`` named (keys of ``SEARCH_SECONDS``; others count nothing)."""
-    return ENGINE_SECONDS["gdl" if gdl else "kernels"] + sum(SEARCH_SECONDS.get(s, 0) for s in set(searches))
+def estimate(engine_seconds: float, searches=()) -> float:
+    """About how many seconds a cold cache takes: the engine's (its spec's
+    ``compile_seconds``) and the ``searches`` named (keys of ``SEARCH_SECONDS``; others
+    count nothing)."""
+    return engine_seconds + sum(SEARCH_SECONDS.get(s, 0) for s in set(searches))
 
 
 @contextmanager

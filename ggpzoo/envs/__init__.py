@@ -8,7 +8,7 @@ is one line in the tuple below. ``spec(name)`` looks one up without importing Pe
 """
 
 from ggpzoo.envs.amazons.spec import AMAZONS, AMAZONS_SPLIT
-from ggpzoo.envs.gamespec import GameSpec
+from ggpzoo.envs.gamespec import ENGINE_COMPILE_SECONDS, GameSpec
 from ggpzoo.envs.mad_bishops.spec import MAD_BISHOPS
 from ggpzoo.envs.skirmish.spec import SKIRMISH, SKIRMISH_ENDGAME
 
@@ -28,6 +28,11 @@ SPECS = {
 
 # Env name -> the module with ``env()`` and ``raw_env`` (kept for code that reads ENVS).
 ENVS = {name: s.env_module for name, s in SPECS.items()}
+
+
+def compile_seconds(name: str) -> int:
+    """`GameSpec.compile_seconds` of env ``name``, without loading a ``gdl:SHEET``."""
+    return ENGINE_COMPILE_SECONDS["sheet" if isinstance(name, str) and name.startswith("gdl:") else "kernels"]
 
 
 def spec(name: str):

@@ -39,6 +39,9 @@ __all__ = ["GameSpec", "ROLE", "VARIANT", "STEP", "AGENTS", "MOVE_DECOMPOSITION"
 # Slots of ``aux`` shared by every kernel, and the roles.
 ROLE = 0
 VARIANT = 1
+# About how many seconds numba takes to compile a game's engine with an empty cache on 2 cores:
+# the hand-written kernels, or the sheet interpreter (the first run's notice says so).
+ENGINE_COMPILE_SECONDS = {"kernels": 15, "sheet": 60}
 STEP = 2
 AGENTS = ("white", "black")
 # The decomposition of from/to actions ``src * cells + dst``: source cell, then destination.
@@ -223,6 +226,12 @@ class GameSpec:
         if self.game is None:
             return self.num_cells
         return len(self.network.fluents)
+
+    @property
+    def compile_seconds(self) -> int:
+        """About how long numba takes to compile this game's engine with an empty cache
+        (`ENGINE_COMPILE_SECONDS`): for the notice of a first run."""
+        return ENGINE_COMPILE_SECONDS["kernels" if self.game is None else "sheet"]
 
     @property
     def planes_shape(self) -> tuple[int, int, int]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ggpzoo.envs.propnet.kernel import AUX_SIZE
-from ggpzoo.gdl.syntax import parse, to_text
+from ggpzoo.gdl.syntax import GDLError, parse, to_text
 
 __all__ = [
     "SimultaneousMoveError",
@@ -40,7 +40,10 @@ class SimultaneousMoveError(ValueError):
 def _term(f):
     """A fluent given as GDL text (``"(cell 1 1 x)"``) as its term; anything else as it is."""
     if isinstance(f, str):
-        rules = parse(f)
+        try:
+            rules = parse(f)
+        except GDLError as e:
+            raise ValueError(f"cannot read the fluent {f!r}: {e}") from None
         if len(rules) != 1 or rules[0].body:
             raise ValueError(f"{f!r} is not one fluent term")
         return rules[0].head

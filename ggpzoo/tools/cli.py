@@ -611,6 +611,7 @@ def _notice(args):
     from contextlib import nullcontext
 
     from ggpzoo.engine.warmup import compile_notice, estimate
+    from ggpzoo.envs import compile_seconds
 
     env = getattr(args, "env", None) or getattr(args, "gdl", None)
     if args.command == "warmup" or not isinstance(env, str):
@@ -619,7 +620,7 @@ def _notice(args):
     specs = [getattr(args, k, None) or "" for k in ("agents", "opponent", "white", "black")]
     kinds = sorted({names[k] for a in ",".join(specs).split(",") if (k := a.strip().partition(":")[0]) in names})
     what = f"the {env} engine" + (f" and the {', '.join(kinds)} search" if kinds else "")
-    return compile_notice(what, estimate(env.startswith("gdl:"), kinds))
+    return compile_notice(what, estimate(compile_seconds(env), kinds))
 
 
 COMMANDS = {"list": _list, "arena": _arena, "replay": _replay, "play": _play, "train": _train, "warmup": _warmup}
