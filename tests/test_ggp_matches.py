@@ -110,6 +110,7 @@ class _InProcess:
     def __init__(self, agent, log_dir):
         self.server = PlayerServer(GGPPlayer(agent, seed=0, log_dir=log_dir), port=0).start()
         self.port, self.log_dir = self.server.address[1], log_dir
+        assert self.server.warmed.wait(900)  # as the subprocess's ensure() waits for INFO's "available"
 
     def ensure(self):
         pass

@@ -77,12 +77,13 @@ def test_it_listens_and_answers_while_the_kernels_load(monkeypatch):
         assert time.perf_counter() - t0 < 2.0  # not after the warm-up
         assert not server.warmed.is_set()
         addr = server.address
-        assert post(*addr, "(info)", timeout=5) == "((name ggpzoo) (status available))"
+        assert post(*addr, "(info)", timeout=5) == "((name ggpzoo) (status busy))"  # warming: wait, if you can
         assert post(*addr, f"(START m1 xplayer {RULES} 5 1)", timeout=10) == "ready"
         assert post(*addr, "(PLAY m1 NIL)", timeout=5) == "(mark 1 1)"
         assert post(*addr, "(ABORT m1)", timeout=5) == "aborted"
         release.set()
         assert server.warmed.wait(5)
+        assert post(*addr, "(info)", timeout=5) == "((name ggpzoo) (status available))"
     finally:
         release.set()
         server.stop()

@@ -266,6 +266,7 @@ class GGPPlayer:
         if self.seed_search not in SEED_SEARCHES:
             raise ValueError(f"seed_search must be one of {', '.join(SEED_SEARCHES)}, got {seed_search!r}")
         self.name = name
+        self.warming = False  # set by PlayerServer while its kernels load: INFO answers busy meanwhile
         self.rng = np.random.default_rng(seed)
         self.log_dir = None if log_dir is None else check_log_dir(log_dir)
         self.matches: list[dict] = []
@@ -297,7 +298,7 @@ class GGPPlayer:
 
     def _info(self, msg, received) -> str:
         m = self._match
-        return info_reply(self.name, busy=m is not None and not m.over)
+        return info_reply(self.name, busy=self.warming or m is not None and not m.over)
 
     def _preview(self, msg, received) -> str:
         return "ready"
@@ -987,7 +988,9 @@ class PlayerServer:
     [`address`][ggpzoo.ggp.player.PlayerServer]). ``start()`` serves in a background thread, ``stop()`` ends it; as a
     context manager it does both. It listens at once and loads the search kernels in a
     background thread ([`warm_up()`][ggpzoo.ggp.player.warm_up]; with ``warm_seeds``, the seed games' too,
-    [`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds]), answering meanwhile; ``warmed`` is set when that is done.
+    [`warm_up_seeds()`][ggpzoo.ggp.player.warm_up_seeds]), answering meanwhile: INFO says ``busy`` until
+    then (a game server waits before it starts a match) and a START is taken all the same; ``warmed``
+    is set when that is done.
 
     Takes messages by POST only. A request with an ``Origin`` header (from a web page) is
     refused (403) unless its origin is in ``allow_origins`` (``"http://localhost:8080"``...),
@@ -1014,6 +1017,7 @@ class PlayerServer:
         self.warmed = threading.Event()
         seeds = warm_seeds and getattr(player, "seeds", False)
         if warm or seeds:
+            player.warming = True  # INFO says busy (a server waits to start a match); START is taken all the same
             threading.Thread(target=self._warm, args=(warm, seeds), daemon=True, name="ggp-warm-up").start()
         else:
             self.warmed.set()
@@ -1029,6 +1033,7 @@ class PlayerServer:
         except Exception:  # noqa: BLE001 - the matches load what they need themselves
             log.exception("loading the search kernels failed; each match loads what it needs")
         finally:
+            self.player.warming = False
             self.warmed.set()
 
     @property
