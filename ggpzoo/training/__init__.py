@@ -23,9 +23,12 @@ def make_out_folder(path) -> None:
 def check_out_folder(path) -> None:
     """`make_out_folder()`'s checks with nothing left behind: the folders it had to make are
     removed again (a command line checks its ``--out`` so before it checks anything else)."""
-    missing, p = [], os.path.abspath(os.fspath(path))
+    # the folders as os.makedirs makes them: "a/b/../c" makes "a/b" too (no normpath here)
+    missing, p = [], os.fspath(path)
+    p = p if os.path.isabs(p) else os.path.join(os.getcwd(), p)
     while not os.path.lexists(p) and os.path.dirname(p) != p:
-        missing.append(p)
+        if os.path.basename(p) not in ("", ".", ".."):
+            missing.append(p)
         p = os.path.dirname(p)
     try:
         make_out_folder(path)
