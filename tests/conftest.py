@@ -34,6 +34,12 @@ SLOW = {
     "test_play_files.py": ALL,  # play, replay and arena in fresh interpreters (Ctrl-C), a GGP player
     "test_warmup.py": ("test_first_move_compiles_nothing", "test_no_notice_on_a_warm_cache"),  # fresh interpreters
     "test_files.py": ("test_a_small_weights_file_declaring_a_huge_network_or_tensor_is_refused_before_allocating",),
+    "test_model_files.py": ("test_a_deflated_weights_file_that_unpacks_past_the_network_is_refused_unread",),
+    "test_ggp_network.py": (  # seconds of waiting for a silent server or a load
+        "test_one_load_at_a_time_and_an_aborted_load_stops",
+        "test_a_match_that_keeps_talking_is_not_dropped",
+        "test_a_silent_server_frees_the_player",
+    ),
     "test_examples.py": (
         "test_help",
         "test_train_tiny_run",
