@@ -306,7 +306,7 @@ def test_bad_states():
         agent((board, aux))
 
 
-def test_a_search_is_interrupted_from_another_thread_and_holds_no_lock():
+def test_a_search_is_interrupted_from_another_thread():
     """A GGP player's match ends (ABORT) while alpha-beta searches on an hour's clock: the
     search stops at once with a legal move."""
     import threading
