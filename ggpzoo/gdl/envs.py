@@ -73,8 +73,8 @@ from ggpzoo.envs.propnet.kernel import MAX_FORCED  # joint moves in a row with n
 from ggpzoo.gdl.board import SheetBoard
 from ggpzoo.gdl.game import Game, load
 from ggpzoo.gdl.spec import gdl_spec
-from ggpzoo.gdl.states import fluent_terms, fluent_vector, state_from_fluents
-from ggpzoo.gdl.syntax import GDLError, parse, sort_key, to_text
+from ggpzoo.gdl.states import fluent_terms, fluent_vector, one_term, state_from_fluents
+from ggpzoo.gdl.syntax import GDLError, sort_key, to_text
 
 __all__ = ["env", "grid_layout", "make_machine", "parallel_env", "raw_env"]
 
@@ -120,19 +120,6 @@ def make_machine(game: Game, backend: str):
         except GroundingTooLarge:
             return game.machine("exact")
     return game.machine(backend)
-
-
-def _one_term(text: str, what: str):
-    """The one GDL term written ``text`` (a ``what``: "move", "fluent"), or a ValueError."""
-    if not isinstance(text, str):
-        raise ValueError(f"a {what} is GDL text such as '(mark 1 1)', got {type(text).__name__} {text!r}")
-    try:
-        rules = parse(text)
-    except GDLError as e:
-        raise ValueError(f"cannot read the {what} {text!r}: {e}") from None
-    if len(rules) != 1 or rules[0].body:
-        raise ValueError(f"{text!r} is not one {what} term")
-    return rules[0].head
 
 
 class raw_env(GGPEnv):
@@ -385,7 +372,7 @@ class raw_env(GGPEnv):
     def term_to_action(self, text: str, role: str | None = None) -> int:
         """The action id of the move written ``text`` (GDL), for ``role`` (default ``agent_selection``)."""
         role = self._role(role)
-        i = self._action_ids[role].get(_one_term(text, "move"))
+        i = self._action_ids[role].get(one_term(text, "move"))
         if i is None:
             raise ValueError(f"{text.strip()} is not a possible move of {role}")
         return i
@@ -433,7 +420,7 @@ class raw_env(GGPEnv):
             return [int(legal[k - 1])]
         written = text if text.startswith("(") or " " not in text else f"({text})"
         try:
-            term = _one_term(written, "move")
+            term = one_term(written, "move")
         except ValueError as e:
             raise MoveError(str(e)) from None
         a = self._action_ids[role].get(term)

@@ -37,17 +37,22 @@ class SimultaneousMoveError(ValueError):
     """A search that cannot answer at a state where several roles choose a move at once."""
 
 
+def one_term(text: str, what: str):
+    """The one GDL term written ``text`` (a ``what``: "move", "fluent"), or a ValueError."""
+    if not isinstance(text, str):
+        raise ValueError(f"a {what} is GDL text such as '(mark 1 1)', got {type(text).__name__} {text!r}")
+    try:
+        rules = parse(text)
+    except GDLError as e:
+        raise ValueError(f"cannot read the {what} {text!r}: {e}") from None
+    if len(rules) != 1 or rules[0].body:
+        raise ValueError(f"{text!r} is not one {what} term")
+    return rules[0].head
+
+
 def _term(f):
     """A fluent given as GDL text (``"(cell 1 1 x)"``) as its term; anything else as it is."""
-    if isinstance(f, str):
-        try:
-            rules = parse(f)
-        except GDLError as e:
-            raise ValueError(f"cannot read the fluent {f!r}: {e}") from None
-        if len(rules) != 1 or rules[0].body:
-            raise ValueError(f"{f!r} is not one fluent term")
-        return rules[0].head
-    return f
+    return one_term(f, "fluent") if isinstance(f, str) else f
 
 
 def fluent_terms(game, state) -> frozenset:
